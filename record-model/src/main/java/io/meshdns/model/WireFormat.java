@@ -1,0 +1,50 @@
+package io.meshdns.model;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * JSON encoding of snapshots, deltas and watch events. One mapper, configured once, so every
+ * service reads and writes the same bytes. Unknown fields are ignored so that a newer discovery
+ * can talk to an older dns-service.
+ */
+public final class WireFormat {
+    private static final ObjectMapper MAPPER = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
+            .configure(SerializationFeature.FAIL_ON_EMPTY_BEANS, false);
+
+    private WireFormat() {
+    }
+
+    public static ObjectMapper mapper() {
+        return MAPPER;
+    }
+
+    public static byte[] encode(Object value) {
+        try {
+            return MAPPER.writeValueAsBytes(value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static <T> T decode(byte[] json, Class<T> type) {
+        try {
+            return MAPPER.readValue(json, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("malformed " + type.getSimpleName() + " JSON: " + e.getMessage(), e);
+        }
+    }
+
+    public static <T> T decode(String json, Class<T> type) {
+        try {
+            return MAPPER.readValue(json, type);
+        } catch (IOException e) {
+            throw new UncheckedIOException("malformed " + type.getSimpleName() + " JSON: " + e.getMessage(), e);
+        }
+    }
+}
