@@ -22,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * Merges every source's changes into one versioned {@link Catalog}.
@@ -62,6 +63,7 @@ public final class CatalogAggregator {
     private ScheduledFuture<?> scheduledFlush;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     private long changesReceived;
+    private volatile UnaryOperator<CatalogEntry> enricher = UnaryOperator.identity();
 
     /**
      * @param startVersion the version of the empty catalog. Production uses the wall clock in
@@ -76,7 +78,16 @@ public final class CatalogAggregator {
         this.scheduler = scheduler;
     }
 
+    /**
+     * A step every entry passes before it is stored, e.g. the ServiceEntry VIP allocation (issue 4).
+     * It must be pure and fast: it runs under the catalog lock.
+     */
+    public void setEnricher(UnaryOperator<CatalogEntry> enricher) {
+        this.enricher = enricher;
+    }
+
     public void upsert(CatalogEntry entry) {
+        entry = enricher.apply(entry);
         synchronized (lock) {
             pending.put(entry.ref(), Optional.of(entry));
             changed();
@@ -98,7 +109,8 @@ public final class CatalogAggregator {
     public void reconcile(String cluster, Set<Kind> kinds, Collection<CatalogEntry> truth, Set<ObjectRef> keep) {
         synchronized (lock) {
             Set<ObjectRef> wanted = new HashSet<>();
-            for (CatalogEntry e : truth) {
+            for (CatalogEntry raw : truth) {
+                CatalogEntry e = enricher.apply(raw);
                 wanted.add(e.ref());
                 if (!Objects.equals(effective(e.ref()), e)) {
                     pending.put(e.ref(), Optional.of(e));
