@@ -75,6 +75,9 @@ class DiscoveryClustersTest {
     @TestHTTPResource("/")
     URL base;
 
+    @jakarta.inject.Inject
+    io.vertx.core.Vertx vertx;
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     // ---- scenarios -------------------------------------------------------------------------
@@ -109,7 +112,7 @@ class DiscoveryClustersTest {
         e.discovery().v1().endpointSlices().inNamespace("shop").resource(slice("db-1", "db", "10.244.1.5", "10.244.1.6")).create();
         ObjectRef ref = new ObjectRef("east", Kind.ENDPOINT_SLICE, "shop", "db-1");
         await().atMost(WAIT).untilAsserted(() -> {
-            CatalogEntry.EndpointSlice es = (CatalogEntry.EndpointSlice) find(snapshot(), ref).orElseThrow();
+            CatalogEntry.EndpointSlice es = (CatalogEntry.EndpointSlice) find(snapshot(), ref).orElseThrow(AssertionError::new);
             assertEquals("db", es.serviceName());
             assertEquals(2, es.endpoints().size());
             assertTrue(svc(snapshot(), "east", "shop", "db").headless());
@@ -117,7 +120,7 @@ class DiscoveryClustersTest {
 
         e.discovery().v1().endpointSlices().inNamespace("shop").resource(slice("db-1", "db", "10.244.1.7")).update();
         await().atMost(WAIT).untilAsserted(() -> {
-            CatalogEntry.EndpointSlice es = (CatalogEntry.EndpointSlice) find(snapshot(), ref).orElseThrow();
+            CatalogEntry.EndpointSlice es = (CatalogEntry.EndpointSlice) find(snapshot(), ref).orElseThrow(AssertionError::new);
             assertEquals(List.of("10.244.1.7"), es.endpoints().get(0).addresses());
             assertEquals(1, es.endpoints().size());
         });
@@ -137,7 +140,7 @@ class DiscoveryClustersTest {
         ObjectRef good = new ObjectRef("east", Kind.SERVICE_ENTRY, "shop", "payments");
         ObjectRef bad = new ObjectRef("east", Kind.SERVICE_ENTRY, "shop", "broken");
         await().atMost(WAIT).untilAsserted(() -> {
-            CatalogEntry.ServiceEntry se = (CatalogEntry.ServiceEntry) find(snapshot(), good).orElseThrow();
+            CatalogEntry.ServiceEntry se = (CatalogEntry.ServiceEntry) find(snapshot(), good).orElseThrow(AssertionError::new);
             assertEquals(List.of("api.payments.example"), se.hosts());
             assertEquals(List.of("192.0.2.10"), se.addresses());
         });
@@ -151,7 +154,7 @@ class DiscoveryClustersTest {
         ses.resource(serviceEntry("payments", Map.of("hosts", List.of("api.payments.example"), "addresses", List.of("300.0.0.1")))).update();
         e.services().inNamespace("shop").resource(service("barrier", "10.96.0.99")).create();
         await().atMost(WAIT).untilAsserted(() -> assertTrue(find(snapshot(), new ObjectRef("east", Kind.SERVICE, "shop", "barrier")).isPresent()));
-        assertEquals(List.of("192.0.2.10"), ((CatalogEntry.ServiceEntry) find(snapshot(), good).orElseThrow()).addresses());
+        assertEquals(List.of("192.0.2.10"), ((CatalogEntry.ServiceEntry) find(snapshot(), good).orElseThrow(AssertionError::new)).addresses());
 
         ses.withName("payments").delete();
         await().atMost(WAIT).untilAsserted(() -> assertTrue(find(snapshot(), good).isEmpty()));
@@ -161,12 +164,23 @@ class DiscoveryClustersTest {
     @Order(4)
     void watchStreamsOrderedDeltasSnapshotsForUnknownVersionsAndHeartbeats() throws Exception {
         long v = snapshot().version();
+        List<String> bus = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var consumer = vertx.eventBus().<String>consumer("meshdns.catalog", m -> bus.add(m.body()));
+        consumer.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         try (NdjsonStream stream = watch("since=" + v)) {
             west().services().inNamespace("shop").resource(service("cart", "10.97.0.30")).create();
             WatchEvent created = stream.nextNonHeartbeat();
             assertEquals(WatchEvent.DELTA, created.type());
             assertEquals(v, created.delta().fromVersion());
             assertTrue(created.delta().upserts().stream().anyMatch(x -> x.ref().equals(new ObjectRef("west", Kind.SERVICE, "shop", "cart"))));
+            // The in-process feed (all-in-one mode) carries the same delta line.
+            await().atMost(WAIT).untilAsserted(() -> assertTrue(bus.stream()
+                    .map(l -> WireFormat.decode(l, WatchEvent.class)).anyMatch(e -> e.version() == created.version()
+                            && e.delta().equals(created.delta()))));
+            consumer.unregister();
+            String snapLine = vertx.eventBus().<String>request("meshdns.catalog.snapshot", "")
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS).body();
+            assertEquals(WatchEvent.SNAPSHOT, WireFormat.decode(snapLine, WatchEvent.class).type());
 
             west().services().inNamespace("shop").withName("cart").delete();
             WatchEvent deleted = stream.nextNonHeartbeat();
@@ -304,7 +318,7 @@ class DiscoveryClustersTest {
             assertFalse(cluster(s, "west").stale());
             assertEquals(List.of("10.97.0.99"), svc(s, "west", "shop", "reviews").clusterIps());
             assertTrue(find(s, new ObjectRef("west", Kind.SERVICE, "shop", "ratings")).isPresent());
-            assertTrue(find(s, goneWhileAway).isEmpty(), "a delete missed while away is applied by the relist");
+            assertTrue(find(s, goneWhileAway).isEmpty(), "a delete missed while away is gone after the relist");
         });
         assertTrue(metrics().contains("meshdns_discovery_cluster_stale{cluster=\"west\"} 0.0"));
     }
