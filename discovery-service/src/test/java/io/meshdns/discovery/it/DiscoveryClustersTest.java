@@ -166,7 +166,9 @@ class DiscoveryClustersTest {
         long v = snapshot().version();
         List<String> bus = new java.util.concurrent.CopyOnWriteArrayList<>();
         var consumer = vertx.eventBus().<String>consumer("meshdns.catalog", m -> bus.add(m.body()));
-        consumer.completion().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        java.util.concurrent.CompletableFuture<Void> registered = new java.util.concurrent.CompletableFuture<>();
+        consumer.completionHandler(ar -> registered.complete(null));
+        registered.get(10, TimeUnit.SECONDS);
         try (NdjsonStream stream = watch("since=" + v)) {
             west().services().inNamespace("shop").resource(service("cart", "10.97.0.30")).create();
             WatchEvent created = stream.nextNonHeartbeat();
