@@ -24,7 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AuthenticatorTest {
 
     private static DiscoveryConfig config(Map<String, String> values) {
+        // Quarkus's duration syntax ("30s", "50ms") as in application.properties.
         SmallRyeConfig c = new SmallRyeConfigBuilder().withMapping(DiscoveryConfig.class)
+                .withConverter(java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
                 .withSources(new MapBackedConfigSource("test", values, 500) {
                 }).build();
         return c.getConfigMapping(DiscoveryConfig.class);
