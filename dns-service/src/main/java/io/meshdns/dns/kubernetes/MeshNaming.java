@@ -1,5 +1,6 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.model.Catalog;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -81,10 +82,10 @@ public class MeshNaming {
         MeshSettings.PodRecords pods = enumValue("meshdns.dns.pods", c.pods(), MeshSettings.PodRecords.class);
         MeshSettings.Spread spread = enumValue("meshdns.dns.multicluster.spread", c.multicluster().spread(), MeshSettings.Spread.class);
         if (c.kubernetes().ttl() < 0 || c.kubernetes().ttl() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("meshdns.dns.kubernetes.ttl: must be between 0 and 2^31-1, got " + c.kubernetes().ttl());
+            throw new InvalidConfigException("meshdns.dns.kubernetes.ttl", "must be between 0 and 2147483647, got " + c.kubernetes().ttl());
         }
         if (c.placeholder().ttl() < 0 || c.placeholder().ttl() > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("meshdns.dns.placeholder.ttl: must be between 0 and 2^31-1, got " + c.placeholder().ttl());
+            throw new InvalidConfigException("meshdns.dns.placeholder.ttl", "must be between 0 and 2147483647, got " + c.placeholder().ttl());
         }
         Map<String, List<InetAddress>> gateways = new HashMap<>();
         for (Map.Entry<String, String> e : c.clusterGateways().entrySet()) {
@@ -93,7 +94,7 @@ public class MeshNaming {
                 if (part.isBlank()) continue;
                 InetAddress ip = Names.ip(part.trim());
                 if (ip == null) {
-                    throw new IllegalArgumentException("meshdns.dns.cluster-gateways." + e.getKey() + ": '" + part.trim() + "' is not an IP address");
+                    throw new InvalidConfigException("meshdns.dns.cluster-gateways." + e.getKey(), "'" + part.trim() + "' is not an IP address");
                 }
                 ips.add(ip);
             }
@@ -103,7 +104,7 @@ public class MeshNaming {
         if (c.placeholder().ipv4().isPresent()) {
             InetAddress ip = Names.ip(c.placeholder().ipv4().get().trim());
             if (!(ip instanceof Inet4Address v4)) {
-                throw new IllegalArgumentException("meshdns.dns.placeholder.ipv4: '" + c.placeholder().ipv4().get() + "' is not an IPv4 address");
+                throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", "'" + c.placeholder().ipv4().get() + "' is not an IPv4 address");
             }
             placeholderIp = v4;
         }
@@ -113,15 +114,20 @@ public class MeshNaming {
         }
         MeshSettings.Placeholder placeholder = new MeshSettings.Placeholder(c.placeholder().enabled(), placeholderIp, suffixes, c.placeholder().ttl());
         String cluster = c.clusterName().filter(s -> !s.isBlank()).orElse(null);
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
-                placeholder, c.autopath().enabled());
+        try {
+            return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
+                    placeholder, c.autopath().enabled());
+        } catch (IllegalArgumentException e) {
+            // the message starts with the key that is missing (placeholder.ipv4)
+            throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", e.getMessage(), e);
+        }
     }
 
     private static Name name(String key, String value) {
         try {
             return Names.absolute(value.trim());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(key + ": '" + value + "' is not a DNS name", e);
+            throw new InvalidConfigException(key, "'" + value + "' is not a DNS name", e);
         }
     }
 
@@ -132,6 +138,6 @@ public class MeshNaming {
         }
         List<String> allowed = new ArrayList<>();
         for (E e : type.getEnumConstants()) allowed.add(e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-        throw new IllegalArgumentException(key + ": '" + value + "' is not one of " + allowed);
+        throw new InvalidConfigException(key, "'" + value + "' is not one of " + allowed);
     }
 }

@@ -10,9 +10,11 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
-import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,8 +30,8 @@ import java.util.function.Supplier;
  *       {@code resolver} (the forwarder) and its answer appended;</li>
  *   <li>an A/AAAA RRset merged from several clusters → shuffled or rotated.</li>
  * </ol>
- * Anything else returns {@code null} (leave the response alone) after a few field reads, so the hot path
- * pays nothing when none of these apply.
+ * Responses from zones that are not ours return {@code null} at once (one string-set lookup); ours cost a few
+ * field reads when none of the rules apply. {@link #beforeForward} answers wildcard ServiceEntry hosts.
  */
 public final class MeshQueryHook {
     /** Resolves a query through the rest of the pipeline (our zones, else the forwarder), without this hook. */
@@ -41,20 +43,31 @@ public final class MeshQueryHook {
     private final MeshAnswerPolicy policy;
     private final Supplier<MeshIndex> index;
     private final AtomicLong roundRobin = new AtomicLong();
+    private final Set<String> meshZones;
 
     public MeshQueryHook(MeshAnswerPolicy policy, Supplier<MeshIndex> index) {
         this.policy = policy;
         this.index = index;
+        Set<String> zones = new HashSet<>();
+        MeshSettings s = policy.settings();
+        zones.add(s.clusterDomain().toString());
+        zones.add(s.clustersetDomain().toString());
+        for (Name suffix : s.placeholder().serviceEntrySuffixes()) zones.add(suffix.toString());
+        this.meshZones = Set.copyOf(zones);
     }
 
     /**
+     * Called by the query handler for every response the Answerer produced from a zone.
+     *
      * @param query    the client's query
-     * @param client   the client's address (autopath maps it to a pod)
-     * @param response what the Answerer answered from our zones (not a forwarded answer)
+     * @param client   the client's IP as text (autopath maps it to a pod)
+     * @param zone     the label of the zone that answered ({@code ZoneIndex.label()}, e.g. {@code cluster.local.})
+     * @param response what the Answerer answered from our zones (never a forwarded answer)
      * @param resolver the rest of the pipeline, for autopath and ExternalName targets
      * @return null when the response stays as it is, else the response to send instead
      */
-    public CompletionStage<Message> adjust(Message query, InetAddress client, Message response, Resolver resolver) {
+    public CompletionStage<Message> adjust(Message query, String client, String zone, Message response, Resolver resolver) {
+        if (!meshZones.contains(zone)) return null; // zone files and hosts data are none of our business
         Record question = query.getQuestion();
         if (question == null) return null;
         int rcode = response.getRcode();
@@ -62,22 +75,51 @@ public final class MeshQueryHook {
         if (rcode == Rcode.NXDOMAIN) {
             MeshAnswerPolicy.Synthesized s = policy.onNameError(idx, question.getName(), question.getType());
             if (s != null) return CompletableFuture.completedFuture(synthesized(response, s));
-            Name name = policy.autopathName(idx, question.getName(), client);
-            if (name != null) return autopath(query, response, name, resolver);
+            if (policy.settings().autopath()) {
+                Name name = policy.autopathName(idx, question.getName(), Names.ip(client));
+                if (name != null) return autopath(query, response, name, resolver);
+            }
             return null;
         }
-        if (rcode != Rcode.NOERROR) return null;
+        if (rcode != Rcode.NOERROR || response.getHeader().getCount(Section.ANSWER) == 0) return null;
         List<Record> answer = response.getSection(Section.ANSWER);
-        if (answer.isEmpty()) return null;
         Record last = answer.get(answer.size() - 1);
         int qtype = question.getType();
         if (last.getType() == Type.CNAME && qtype != Type.CNAME && qtype != Type.ANY
-                && response.getSection(Section.AUTHORITY).stream().noneMatch(r -> r.getType() == Type.SOA)) {
-            // The Answerer stops at a CNAME whose target is in none of our zones (an ExternalName service): finish it.
+                && response.getHeader().getCount(Section.AUTHORITY) == 0) {
+            // The Answerer stops at a CNAME whose target is in none of our zones (an ExternalName service): a stub
+            // resolver does not chase CNAMEs, so we finish the chain through the forwarder.
             return chase(query, response, ((CNAMERecord) last).getTarget(), resolver);
         }
-        if (policy.spreads(idx, question.getName(), qtype) && answer.size() > 1) {
+        if (answer.size() > 1 && policy.spreads(idx, question.getName(), qtype)) {
             return CompletableFuture.completedFuture(spread(response, answer));
+        }
+        return null;
+    }
+
+    /**
+     * Called by the query handler for a query no zone or overlay holds, before it is forwarded: answers names
+     * under a wildcard ServiceEntry host ({@code *.example.com}) with its addresses (NODATA for other types,
+     * as the overlay does for exact hosts). Null: forward as usual.
+     *
+     * @param empty a NOERROR response to the query (question, OPT echoed), built only when needed
+     */
+    public Message beforeForward(Message query, Supplier<Message> empty) {
+        Map<Name, List<Record>> wild = index.get().wildcardHosts();
+        if (wild.isEmpty()) return null;
+        Record question = query.getQuestion();
+        if (question == null) return null;
+        Name qname = question.getName();
+        for (int strip = 1; strip < qname.labels() - 1; strip++) {
+            List<Record> records = wild.get(new Name(qname, strip));
+            if (records == null) continue;
+            Message r = empty.get();
+            r.getHeader().setFlag(Flags.AA);
+            int qtype = question.getType();
+            for (Record rec : records) {
+                if (rec.getType() == qtype || qtype == Type.ANY) r.addRecord(rec.withName(qname), Section.ANSWER);
+            }
+            return r;
         }
         return null;
     }

@@ -48,8 +48,9 @@ import java.util.TreeMap;
  *   <li>{@code <clusterset-domain>} (authoritative): MCS names.</li>
  *   <li>{@code in-addr.arpa.} and {@code ip6.arpa.} (not authoritative): PTR for local ClusterIPs and
  *       endpoints only; any other reverse name still goes to the forwarder.</li>
- *   <li>one zone per ServiceEntry host outside our domains (not authoritative: A/AAAA from us, anything
- *       else through the forwarder), and one authoritative zone per placeholder ServiceEntry suffix.</li>
+ *   <li>one zone per ServiceEntry host outside our domains (not authoritative: the snapshot's exact-name
+ *       overlay; a wildcard host goes to {@link MeshIndex#wildcardHosts()} instead), and one authoritative
+ *       zone per placeholder ServiceEntry suffix.</li>
  * </ul>
  */
 public final class MeshZoneCompiler {
@@ -126,6 +127,7 @@ public final class MeshZoneCompiler {
         final ZoneBuilder reverse6 = new ZoneBuilder(IP6_ARPA, false);
         final Map<Name, ZoneBuilder> suffixZones = new LinkedHashMap<>();
         final Map<Name, ZoneBuilder> hostZones = new TreeMap<>();
+        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>();
         final Set<String> namespaces = new HashSet<>();
         final Map<InetAddress, String> podNamespaceByIp = new HashMap<>();
         final Set<Name> spreadNames = new HashSet<>();
@@ -209,7 +211,9 @@ public final class MeshZoneCompiler {
             if (!reverse6.records.isEmpty()) zones.add(reverse6.build(serial));
             for (ZoneBuilder z : suffixZones.values()) zones.add(z.build(serial));
             for (ZoneBuilder z : hostZones.values()) zones.add(z.build(serial));
-            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, spreadNames, catalog.version()), warnings);
+            Map<Name, List<Record>> wildcards = new HashMap<>();
+            wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
+            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, spreadNames, wildcards, catalog.version()), warnings);
         }
 
         // ---- <svc>.<ns>.svc.<cluster-domain> ----
@@ -461,6 +465,12 @@ public final class MeshZoneCompiler {
                         warnings.add("ServiceEntry " + se.ref() + ": host '" + rawHost + "' is not a DNS name");
                         continue;
                     }
+                    if (owner.isWild() && !inOurZones(owner)) {
+                        // Outside our zones a wildcard cannot live in the exact-match overlay: answered before forwarding.
+                        LinkedHashSet<Record> set = wildcardHosts.computeIfAbsent(new Name(owner, 1), k -> new LinkedHashSet<>());
+                        for (InetAddress ip : ips) set.add(address(owner, ttl, ip));
+                        continue;
+                    }
                     ZoneBuilder z = zoneForHost(owner);
                     if (z == clusterZone && clusterZone.owners.contains(owner) && !isServiceEntryOwner(owner)) {
                         continue; // a Kubernetes service of that name wins over a ServiceEntry host
@@ -477,15 +487,22 @@ public final class MeshZoneCompiler {
             return seOwners.contains(owner);
         }
 
+        boolean inOurZones(Name owner) {
+            if (owner.subdomain(zone) || owner.subdomain(clusterset)) return true;
+            for (Name suffix : suffixZones.keySet()) {
+                if (owner.subdomain(suffix)) return true;
+            }
+            return false;
+        }
+
         ZoneBuilder zoneForHost(Name owner) {
             if (owner.subdomain(zone)) return clusterZone;
             if (owner.subdomain(clusterset)) return clustersetZone;
             for (Map.Entry<Name, ZoneBuilder> e : suffixZones.entrySet()) {
                 if (owner.subdomain(e.getKey())) return e.getValue();
             }
-            // Outside our domains: a zone of its own, not authoritative. For a wildcard host the zone is its parent.
-            Name origin = owner.isWild() ? new Name(owner, 1) : owner;
-            return hostZones.computeIfAbsent(origin, o -> new ZoneBuilder(o, false));
+            // Outside our domains: a zone of its own, not authoritative (the snapshot's overlay: exactly this name).
+            return hostZones.computeIfAbsent(owner, o -> new ZoneBuilder(o, false));
         }
 
         List<InetAddress> parseAll(List<String> texts) {
