@@ -8,7 +8,8 @@ public final class TestZones {
     /**
      * {@code zone} with SOA TTL 300 and MINIMUM 60 (so the RFC 2308 negative TTL is 60),
      * {@code www} A {@code wwwAddress} (TTL 300), {@code short} A with TTL 5, and {@code big}: a TXT
-     * RRset of about 4 KB that does not fit the 1232-byte EDNS payload, so UDP answers are truncated.
+     * RRset of about 4 KB that does not fit the 1232-byte EDNS payload, so UDP answers are truncated;
+     * and {@code *.wild} A 192.0.2.7, so each test can ask names of its own.
      */
     public static String example(String zone, String wwwAddress) {
         StringBuilder z = new StringBuilder();
@@ -19,7 +20,8 @@ public final class TestZones {
                 .append("ns1 IN A 127.0.0.1\n")
                 .append("www IN A ").append(wwwAddress).append("\n")
                 .append("short 5 IN A 192.0.2.5\n")
-                .append("alias IN CNAME www\n");
+                .append("alias IN CNAME www\n")
+                .append("*.wild IN A 192.0.2.7\n");
         for (int i = 0; i < 20; i++) {
             z.append("big IN TXT \"").append(String.format("%02d", i)).append("x".repeat(198)).append("\"\n");
         }
