@@ -116,7 +116,7 @@ public final class ClusterWatcher implements AutoCloseable {
     /** Periodic: readiness, staleness, CRD retries. Cheap; called about every second. */
     public void tick() {
         if (closed) return;
-        thread.execute(() -> {
+        onOwnThread(() -> {
             if (closed) return;
             long now = System.currentTimeMillis();
             if (now >= nextCrdCheckMillis && crdMissing.containsValue(true)) watchCustomResources();
@@ -156,7 +156,7 @@ public final class ClusterWatcher implements AutoCloseable {
     /** Periodic double check: the catalog's entries of this cluster equal the informer stores. */
     public void reconcile() {
         if (closed) return;
-        thread.execute(() -> {
+        onOwnThread(() -> {
             if (!closed && initialSynced) reconcileNow();
         });
     }
@@ -255,17 +255,17 @@ public final class ClusterWatcher implements AutoCloseable {
         informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
             @Override
             public void onAdd(HasMetadata obj) {
-                thread.execute(() -> apply(kind, obj));
+                onOwnThread(() -> apply(kind, obj));
             }
 
             @Override
             public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
-                thread.execute(() -> apply(kind, newObj));
+                onOwnThread(() -> apply(kind, newObj));
             }
 
             @Override
             public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
-                thread.execute(() -> remove(kind, obj));
+                onOwnThread(() -> remove(kind, obj));
             }
         });
         // Keep retrying a failing list/watch forever: a remote cluster may come back at any time.
@@ -280,6 +280,14 @@ public final class ClusterWatcher implements AutoCloseable {
         });
         watched.add(new Watched(kind, apiVersion, factory, informer));
         LOG.debugf("cluster %s: watching %s (%s)", cluster, kind, apiVersion);
+    }
+
+    private void onOwnThread(Runnable r) {
+        try {
+            thread.execute(r);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Closed: a late informer callback has nothing to update any more.
+        }
     }
 
     private void apply(Kind kind, HasMetadata obj) {

@@ -42,6 +42,7 @@ public class WestCluster implements QuarkusTestResourceLifecycleManager {
                 Map.entry("meshdns.discovery.initial-sync-timeout", "20s"),
                 Map.entry("meshdns.discovery.heartbeat-interval", "1s"),
                 Map.entry("meshdns.discovery.history-size", "50"),
+                Map.entry("meshdns.discovery.crd-retry-interval", "2s"),
                 Map.entry("meshdns.discovery.watch-remote-secrets", "true"));
     }
 
