@@ -268,6 +268,36 @@ class DnsServiceTest {
     }
 
     @Test
+    void queryLogWritesOneCorednsStyleLinePerQuery() throws IOException {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                lines.add(record instanceof org.jboss.logmanager.ExtLogRecord ext ? ext.getFormattedMessage() : record.getMessage());
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger("meshdns.querylog");
+        logger.addHandler(handler);
+        try {
+            client.udp("nope.test.meshdns.", Type.AAAA);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                    .until(() -> lines.stream().anyMatch(l -> l.contains("\"AAAA IN nope.test.meshdns. udp ")));
+            String line = lines.stream().filter(l -> l.contains("nope.test.meshdns.")).findFirst().orElseThrow();
+            assertTrue(line.matches("127\\.0\\.0\\.1:\\d+ - \\d+ \"AAAA IN nope\\.test\\.meshdns\\. udp \\d+ false 512\" NXDOMAIN qr,aa(,rd)? \\d+ \\d+\\.\\d{6}s"), line);
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    @Test
     void aRecordTypeIsReallyA() throws IOException {
         Record r = client.udp("registry.test.meshdns.", Type.A).getSection(Section.ANSWER).get(0);
         assertTrue(r instanceof ARecord);
