@@ -11,7 +11,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Builds the {@link Forwarder} bean from config at start, so that bad forwarding or cache config
@@ -23,10 +22,8 @@ public class ForwarderProducer {
     @Produces
     @Singleton
     @Startup
-    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, MeterRegistry registry,
-                                @ConfigProperty(name = "meshdns.dns.bind-address", defaultValue = "127.0.0.1") String bindAddress,
-                                @ConfigProperty(name = "meshdns.dns.port", defaultValue = "5353") int port) {
-        ForwardSettings settings = ForwardSettings.from(forwardConfig, bindAddress, port);
+    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, MeterRegistry registry) {
+        ForwardSettings settings = ForwardSettings.from(forwardConfig, forwardConfig.bindAddress(), forwardConfig.port());
         CacheSettings cacheSettings = CacheSettings.from(cacheConfig);
         DnsCache cache = null;
         if (cacheSettings.enabled()) {
