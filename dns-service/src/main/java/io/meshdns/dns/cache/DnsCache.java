@@ -177,7 +177,7 @@ public final class DnsCache {
 
         Message normalized = new Message(0);
         normalized.getHeader().setFlag(Flags.QR);
-        copyFlag(response, normalized, Flags.RA);
+        normalized.getHeader().setFlag(Flags.RA); // served by us, a recursive service, whatever the upstream said
         copyFlag(response, normalized, Flags.AD);
         normalized.getHeader().setRcode(rcode & 0xF);
         normalized.addRecord(response.getQuestion(), Section.QUESTION);

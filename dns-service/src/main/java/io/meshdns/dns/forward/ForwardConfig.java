@@ -26,17 +26,6 @@ public interface ForwardConfig {
 
     Forward forward();
 
-    /**
-     * Our own listen address and port ({@code meshdns.dns.bind-address}, {@code meshdns.dns.port}),
-     * owned by the listener's config; read here only to refuse an upstream that is ourselves.
-     * The defaults must stay equal to the listener's.
-     */
-    @WithDefault("127.0.0.1")
-    String bindAddress();
-
-    @WithDefault("5353")
-    int port();
-
     interface Forward {
         /** The file read when {@code meshdns.dns.upstreams} is empty. */
         @WithDefault("/etc/resolv.conf")
