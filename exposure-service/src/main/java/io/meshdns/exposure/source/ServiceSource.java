@@ -188,7 +188,7 @@ public final class ServiceSource {
 
     private static List<String> clusterIps(Service svc) {
         var out = new ArrayList<String>();
-        if (svc.getSpec().getClusterIPs() != null) out.addAll(svc.getSpec().getClusterIPs());
+        if (svc.getSpec().getClusterIPs() != null && !svc.getSpec().getClusterIPs().isEmpty()) out.addAll(svc.getSpec().getClusterIPs());
         else if (svc.getSpec().getClusterIP() != null) out.add(svc.getSpec().getClusterIP());
         out.removeIf(ip -> ip == null || ip.isBlank() || "None".equals(ip));
         return out;
