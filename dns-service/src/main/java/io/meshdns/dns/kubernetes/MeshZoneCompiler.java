@@ -131,6 +131,7 @@ public final class MeshZoneCompiler {
         final Set<String> namespaces = new HashSet<>();
         final Map<InetAddress, String> podNamespaceByIp = new HashMap<>();
         final Set<Name> spreadNames = new HashSet<>();
+        final Set<Name> serviceNames = new HashSet<>();
         final List<String> warnings = new ArrayList<>();
         final Map<String, List<InetAddress>> gateways = new HashMap<>();
 
@@ -194,6 +195,7 @@ public final class MeshZoneCompiler {
                     warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
                     continue;
                 }
+                if (!g.byCluster.isEmpty()) serviceNames.add(base);
                 compileClusterName(g, base);
                 Name setBase = Names.under(g.name + "." + g.namespace + ".svc", clusterset);
                 if (setBase != null) compileClustersetName(g, setBase);
@@ -213,7 +215,7 @@ public final class MeshZoneCompiler {
             for (ZoneBuilder z : hostZones.values()) zones.add(z.build(serial));
             Map<Name, List<Record>> wildcards = new HashMap<>();
             wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
-            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, spreadNames, wildcards, catalog.version()), warnings);
+            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcards, catalog.version()), warnings);
         }
 
         // ---- <svc>.<ns>.svc.<cluster-domain> ----
