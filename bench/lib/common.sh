@@ -59,16 +59,37 @@ pin_threads() {
   [ -z "$bad" ] || log "warning: threads$bad of pid $pid are not pinned to core $core"
 }
 
-# SIGTERM, then SIGKILL after 10 s. Only ever called with PIDs this script started.
+# Checks the three answer kinds the query mix contains, so no server is measured while answering
+# something else: A on an existing name, AAAA on it (NOERROR, no answer), and a nonexistent name
+# (NXDOMAIN). Prints what differs; returns non-zero when something does.
+check_semantics() {
+  local port=$1 probe=$2 name type want out bad=0
+  read -r name type want < "$probe"
+  out=$(dig @127.0.0.1 -p "$port" +time=2 +tries=2 "$name" A +noall +answer +comments 2>&1)
+  grep -q 'status: NOERROR' <<<"$out" && grep -q "IN[[:space:]]A[[:space:]]$want" <<<"$out" \
+    || { echo "A $name: expected NOERROR with $want"; bad=1; }
+  out=$(dig @127.0.0.1 -p "$port" +time=2 +tries=2 "$name" AAAA +comments 2>&1)
+  grep -q 'status: NOERROR' <<<"$out" && grep -q 'ANSWER: 0,' <<<"$out" \
+    || { echo "AAAA $name: expected NOERROR/NODATA"; bad=1; }
+  out=$(dig @127.0.0.1 -p "$port" +time=2 +tries=2 "nosuch-0.${name#*.}" A +comments 2>&1)
+  grep -q 'status: NXDOMAIN' <<<"$out" || { echo "A nosuch-0.${name#*.}: expected NXDOMAIN"; bad=1; }
+  return $bad
+}
+
+# True while the process exists and is not a zombie (servers started through bench/tools/
+# StartupProbe are not this shell's children, so the shell cannot reap them).
+alive() { [ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]; }
+
+# SIGTERM, then SIGKILL after ${2:-10} s. Only ever called with PIDs this script started.
 stop_pid() {
-  local pid=$1 i
+  local pid=$1 secs=${2:-10} i
   [ -n "$pid" ] || return 0
   kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 100); do
-    kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null || true; return 0; }
+  for i in $(seq 1 $((secs * 10))); do
+    alive "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
     sleep 0.1
   done
-  log "pid $pid did not stop on SIGTERM, sending SIGKILL"
+  log "pid $pid did not stop on SIGTERM within $secs s, sending SIGKILL"
   kill -KILL "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
@@ -80,6 +101,8 @@ dnsperf_stats() {
     /Queries completed:/  { print "completed=" $3 }
     /Queries lost:/       { print "lost=" $3 }
     /Queries per second:/ { print "qps=" $4 }
+    /Run time \(s\):/     { print "run_s=" $4 }
+    /Response codes:/     { r = $0; sub(/.*Response codes: */, "", r); gsub(/ /, "_", r); print "rcodes=" r }
     /Average Latency/ {
       avg = $4; mx = $0; sub(/.*max /, "", mx); sub(/\).*/, "", mx)
       printf "avg_ms=%.3f\nmax_ms=%.3f\n", avg * 1000, mx * 1000

@@ -46,6 +46,8 @@ fi
         g(s, "fixed.qps"), g(s, "fixed.avg_ms"), g(s, "fixed.p50_ms"), g(s, "fixed.p99_ms"), g(s, "fixed.max_ms"),
         g(s, "fixed.lost"), cpu, ratio(cpu, g(ref, "fixed.cpu_pct")), usq,
         (g(s, "fixed.rss_mb") != "-" ? g(s, "fixed.rss_mb") : g(s, "peak.rss_mb")), g(s, "fixed.core_other_pct")
+      if (g(s, "fixed.upstream_cpu_s") != "-")
+        printf "%-8s   upstream Knot CPU during the fixed-rate run: %s s (about 0 when the cache is warm)\n", "", g(s, "fixed.upstream_cpu_s")
       if (g(s, "gc.gc_pauses") != "-")
         printf "%-8s   GC: %s pauses, max %s ms, total %s ms over the whole run; during the fixed-rate run: %s pauses, max %s ms\n",
           "", g(s, "gc.gc_pauses"), g(s, "gc.gc_max_ms"), g(s, "gc.gc_total_ms"), g(s, "gc.gc_window_pauses"), g(s, "gc.gc_window_max_ms")
