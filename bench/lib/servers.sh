@@ -44,7 +44,7 @@ srv_meshdns_start() {
   # shellcheck disable=SC2086 # MESHDNS_JAVA_OPTS is a list of flags
   echo "$MESHDNS_JAVA $MESHDNS_JAVA_OPTS ${gc[*]} ${props[*]} -jar $MESHDNS_JAR" > "$dir/cmdline"
   # shellcheck disable=SC2086
-  taskset -c "$SERVER_CORE" "$MESHDNS_JAVA" $MESHDNS_JAVA_OPTS "${gc[@]}" "${props[@]}" \
+  $(on_core "$SERVER_CORE") "$MESHDNS_JAVA" $MESHDNS_JAVA_OPTS "${gc[@]}" "${props[@]}" \
     -jar "$MESHDNS_JAR" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
   SERVER_START_NS=$(now_ns)
@@ -82,7 +82,7 @@ zone:
     file: "$zone"
 EOF
   echo "knotd -c $dir/knot.conf" > "$dir/cmdline"
-  taskset -c "$core" knotd -c "$dir/knot.conf" > "$dir/server.log" 2>&1 &
+  $(on_core "$core") knotd -c "$dir/knot.conf" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
 }
 srv_knot_start() { knot_start "$SERVER_CORE" "$2" "$3" "$4/bench.mesh.zone"; }
@@ -121,7 +121,7 @@ controls { };
 logging { category default { default_stderr; }; category lame-servers { null; }; };
 EOF
   echo "named -g -n 1 -c $dir/named.conf" > "$dir/cmdline"
-  taskset -c "$SERVER_CORE" named -g -n 1 -c "$dir/named.conf" > "$dir/server.log" 2>&1 &
+  $(on_core "$SERVER_CORE") named -g -n 1 -c "$dir/named.conf" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
 }
 
@@ -162,7 +162,7 @@ remote-control:
     control-enable: no
 EOF
   echo "unbound -d -c $dir/unbound.conf" > "$dir/cmdline"
-  taskset -c "$SERVER_CORE" unbound -d -c "$dir/unbound.conf" > "$dir/server.log" 2>&1 &
+  $(on_core "$SERVER_CORE") unbound -d -c "$dir/unbound.conf" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
 }
 
@@ -180,6 +180,6 @@ srv_dnsmasq_start() {
     args+=(--server="127.0.0.1#$up" --cache-size=100000)
   fi
   echo "dnsmasq ${args[*]}" > "$dir/cmdline"
-  taskset -c "$SERVER_CORE" dnsmasq "${args[@]}" > "$dir/server.log" 2>&1 &
+  $(on_core "$SERVER_CORE") dnsmasq "${args[@]}" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
 }
