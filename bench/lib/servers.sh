@@ -41,6 +41,8 @@ srv_meshdns_start() {
   fi
   local gc=()
   case "$MESHDNS_JAVA_OPTS" in *-Xlog:gc*) ;; *) gc=(-Xlog:gc*:file="$dir/gc.log":uptime,level,tags) ;; esac
+  # MESHDNS_JFR=1 records a flight recording of the whole run (bench/run copies it to the results).
+  if [ "${MESHDNS_JFR:-0}" = 1 ]; then gc+=(-XX:StartFlightRecording=filename="$dir/meshdns.jfr",settings=profile,dumponexit=true); fi
   # shellcheck disable=SC2086 # MESHDNS_JAVA_OPTS is a list of flags
   echo "$MESHDNS_JAVA $MESHDNS_JAVA_OPTS ${gc[*]} ${props[*]} -jar $MESHDNS_JAR" > "$dir/cmdline"
   # shellcheck disable=SC2086
