@@ -1,5 +1,7 @@
 package io.meshdns.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+
 import java.util.List;
 
 /**
@@ -15,6 +17,7 @@ public record CatalogDelta(long fromVersion, long toVersion, List<ClusterStatus>
         clusters = clusters == null ? null : List.copyOf(clusters);
     }
 
+    @JsonIgnore
     public boolean isEmpty() {
         return upserts.isEmpty() && deletes.isEmpty() && clusters == null;
     }

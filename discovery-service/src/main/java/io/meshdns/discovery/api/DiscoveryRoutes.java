@@ -1,0 +1,268 @@
+package io.meshdns.discovery.api;
+
+import io.meshdns.discovery.catalog.CatalogAggregator;
+import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.discovery.metrics.DiscoveryMetrics;
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogDelta;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.ClusterStatus;
+import io.meshdns.model.WireFormat;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * The discovery HTTP API (see discovery-service/README.md for the contract):
+ * {@code GET /v1/snapshot}, {@code GET /v1/watch?since=V} and {@code GET /v1/status}.
+ * Plain Vert.x routes, because the watch stream needs per-event flushing and backpressure control.
+ */
+@ApplicationScoped
+public class DiscoveryRoutes {
+    public static final String NDJSON = "application/x-ndjson";
+
+    @Inject
+    CatalogAggregator aggregator;
+    @Inject
+    Authenticator authenticator;
+    @Inject
+    DiscoveryConfig config;
+    @Inject
+    DiscoveryMetrics metrics;
+    @Inject
+    Vertx vertx;
+
+    final EncodedEvents encoded = new EncodedEvents();
+
+    void routes(@Observes Router router) {
+        router.get("/v1/snapshot").handler(rc -> authenticated(rc, this::snapshot));
+        router.get("/v1/watch").handler(rc -> authenticated(rc, this::watch));
+        router.get("/v1/status").handler(rc -> authenticated(rc, this::status));
+    }
+
+    EncodedEvents encoded() {
+        return encoded;
+    }
+
+    private void authenticated(RoutingContext rc, Consumer<RoutingContext> next) {
+        String header = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
+        if (authenticator.isNonBlocking()) {
+            if (authenticator.authenticate(header)) next.accept(rc);
+            else unauthorized(rc);
+            return;
+        }
+        rc.request().pause();
+        vertx.executeBlocking(() -> authenticator.authenticate(header), false).onComplete(ar -> {
+            rc.request().resume();
+            if (ar.succeeded() && ar.result()) next.accept(rc);
+            else unauthorized(rc);
+        });
+    }
+
+    private static void unauthorized(RoutingContext rc) {
+        rc.response().setStatusCode(401)
+                .putHeader("WWW-Authenticate", "Bearer realm=\"meshdns-discovery\"")
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain")
+                .end("unauthorized\n");
+    }
+
+    private void snapshot(RoutingContext rc) {
+        HttpServerResponse resp = rc.response();
+        if (!aggregator.isReady()) {
+            resp.setStatusCode(503).putHeader("Retry-After", "1").putHeader(HttpHeaders.CONTENT_TYPE, "text/plain")
+                    .end("initial sync in progress\n");
+            return;
+        }
+        Catalog catalog = aggregator.current();
+        String etag = "\"" + catalog.version() + "\"";
+        resp.putHeader(HttpHeaders.ETAG, etag).putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+                .putHeader(HttpHeaders.VARY, HttpHeaders.ACCEPT_ENCODING);
+        if (etagMatches(rc.request().getHeader(HttpHeaders.IF_NONE_MATCH), etag)) {
+            resp.setStatusCode(304).end();
+            return;
+        }
+        EncodedEvents.Snapshot s = encoded.snapshot(catalog);
+        resp.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        if (acceptsGzip(rc.request().getHeader(HttpHeaders.ACCEPT_ENCODING))) {
+            resp.putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").end(s.gzip());
+        } else {
+            resp.end(s.json());
+        }
+    }
+
+    static boolean etagMatches(String ifNoneMatch, String etag) {
+        if (ifNoneMatch == null) return false;
+        for (String candidate : ifNoneMatch.split(",")) {
+            String c = candidate.trim();
+            if (c.startsWith("W/")) c = c.substring(2);
+            if (c.equals("*") || c.equals(etag)) return true;
+        }
+        return false;
+    }
+
+    static boolean acceptsGzip(String acceptEncoding) {
+        if (acceptEncoding == null) return false;
+        for (String part : acceptEncoding.toLowerCase(Locale.ROOT).split(",")) {
+            String[] p = part.trim().split(";");
+            if (!p[0].trim().equals("gzip")) continue;
+            for (int i = 1; i < p.length; i++) {
+                String q = p[i].trim();
+                if (q.startsWith("q=")) {
+                    try {
+                        return Double.parseDouble(q.substring(2)) > 0;
+                    } catch (NumberFormatException e) {
+                        return false;
+                    }
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    private void watch(RoutingContext rc) {
+        long since = -1;
+        String sinceParam = rc.request().getParam("since");
+        if (sinceParam != null && !sinceParam.isEmpty()) {
+            try {
+                since = Long.parseLong(sinceParam);
+            } catch (NumberFormatException e) {
+                rc.response().setStatusCode(400).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain").end("since must be a version number\n");
+                return;
+            }
+        }
+        new WatchStream(rc.response(), vertx.getOrCreateContext(), since).start();
+    }
+
+    /**
+     * One client's stream. Everything runs on the connection's event loop; the aggregator's
+     * listener only hops onto it. A client too slow to drain its socket skips deltas and gets one
+     * fresh snapshot when it catches up, so a slow node never makes discovery buffer without bound.
+     */
+    private final class WatchStream implements CatalogAggregator.Listener {
+        private final HttpServerResponse resp;
+        private final Context context;
+        private long lastSent;
+        private boolean lagging;
+        private boolean closed;
+        private long heartbeatTimer = -1;
+        private Runnable cancel = () -> {
+        };
+
+        WatchStream(HttpServerResponse resp, Context context, long since) {
+            this.resp = resp;
+            this.context = context;
+            this.lastSent = since;
+        }
+
+        void start() {
+            resp.setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, NDJSON)
+                    .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
+            resp.closeHandler(v -> close());
+            resp.exceptionHandler(t -> close());
+            resp.drainHandler(v -> onDrain());
+            metrics.watchClients().incrementAndGet();
+            CatalogAggregator.Subscription sub = aggregator.subscribe(lastSent, this);
+            cancel = sub.cancel();
+            if (sub.ready()) {
+                if (sub.catchUp() == null) {
+                    sendSnapshot(sub.current());
+                } else {
+                    for (CatalogDelta d : sub.catchUp()) sendDelta(d);
+                }
+            }
+            // Send the headers now: a client must know it is connected even when nothing changes.
+            if (!resp.headWritten()) resp.write(Buffer.buffer());
+            heartbeatTimer = context.owner().setPeriodic(config.heartbeatInterval().toMillis(), id -> {
+                if (!closed && !lagging) resp.write(EncodedEvents.heartbeatLine(lastSent >= 0 ? lastSent : aggregator.current().version()));
+            });
+        }
+
+        @Override
+        public void onVersion(CatalogDelta delta, Catalog catalog) {
+            // Called under the catalog lock: encode (once for all clients) and hop to the event loop.
+            Buffer line = encoded.deltaLine(delta);
+            context.runOnContext(v -> deliver(delta, catalog, line));
+        }
+
+        private void deliver(CatalogDelta delta, Catalog catalog, Buffer line) {
+            if (closed || lagging || delta.toVersion() <= lastSent) return;
+            if (delta.fromVersion() == lastSent) {
+                write(line, delta.toVersion());
+            } else {
+                sendSnapshot(catalog);
+            }
+        }
+
+        private void sendDelta(CatalogDelta d) {
+            write(encoded.deltaLine(d), d.toVersion());
+        }
+
+        private void sendSnapshot(Catalog catalog) {
+            write(encoded.snapshot(catalog).line(), catalog.version());
+        }
+
+        private void write(Buffer line, long version) {
+            resp.write(line);
+            lastSent = version;
+            if (resp.writeQueueFull()) lagging = true;
+        }
+
+        private void onDrain() {
+            if (closed || !lagging) return;
+            lagging = false;
+            Catalog now = aggregator.current();
+            if (now.version() != lastSent) sendSnapshot(now);
+        }
+
+        private void close() {
+            if (closed) return;
+            closed = true;
+            cancel.run();
+            if (heartbeatTimer >= 0) context.owner().cancelTimer(heartbeatTimer);
+            metrics.watchClients().decrementAndGet();
+        }
+    }
+
+    private void status(RoutingContext rc) {
+        Catalog catalog = aggregator.current();
+        Map<String, Map<String, Integer>> counts = new TreeMap<>();
+        for (CatalogEntry e : catalog.values()) {
+            counts.computeIfAbsent(e.cluster(), c -> new TreeMap<>()).merge(e.ref().kind().name().toLowerCase(Locale.ROOT), 1, Integer::sum);
+        }
+        List<Map<String, Object>> clusters = new ArrayList<>();
+        for (ClusterStatus c : catalog.clusters()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", c.name());
+            m.put("local", c.local());
+            m.put("stale", c.stale());
+            m.put("lastSyncEpochMillis", c.lastSyncEpochMillis());
+            m.put("entries", counts.getOrDefault(c.name(), Map.of()));
+            clusters.add(m);
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("version", catalog.version());
+        body.put("ready", aggregator.isReady());
+        body.put("awaitingInitialSync", aggregator.awaitingInitialSync());
+        body.put("entries", catalog.entries().size());
+        body.put("clusters", clusters);
+        body.put("watchClients", metrics.watchClients().get());
+        body.put("auth", authenticator.mode().name().toLowerCase(Locale.ROOT));
+        rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(WireFormat.encode(body)));
+    }
+}

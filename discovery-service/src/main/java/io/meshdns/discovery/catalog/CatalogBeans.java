@@ -1,0 +1,52 @@
+package io.meshdns.discovery.catalog;
+
+import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.discovery.metrics.DiscoveryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import io.meshdns.discovery.vip.VipAllocator;
+import io.meshdns.discovery.vip.VipEnricher;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Named;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+/** Wires the pure catalog classes into CDI. */
+@ApplicationScoped
+public class CatalogBeans {
+
+    /** The one background scheduler: batch flushes, cluster ticks, rescans. Tasks must be short. */
+    @Produces
+    @ApplicationScoped
+    @Named("discovery-scheduler")
+    ScheduledExecutorService scheduler() {
+        return Executors.newScheduledThreadPool(1, r -> {
+            Thread t = new Thread(r, "meshdns-discovery");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void closeScheduler(@Disposes @Named("discovery-scheduler") ScheduledExecutorService s) {
+        s.shutdownNow();
+    }
+
+    @Produces
+    @ApplicationScoped
+    CatalogAggregator aggregator(DiscoveryConfig config, @Named("discovery-scheduler") ScheduledExecutorService scheduler,
+                                 Instance<VipAllocator> allocators) {
+        CatalogAggregator a = new CatalogAggregator(System.currentTimeMillis(), config.batchWindow().toMillis(), config.historySize(), scheduler);
+        // Issue 4 provides a VipAllocator bean; until then nothing is allocated.
+        a.setEnricher(new VipEnricher(allocators.isResolvable() ? allocators.get() : VipAllocator.NONE));
+        return a;
+    }
+
+    @Produces
+    @ApplicationScoped
+    DiscoveryMetrics metrics(MeterRegistry registry, CatalogAggregator aggregator) {
+        return new DiscoveryMetrics(registry, aggregator);
+    }
+}

@@ -1,0 +1,299 @@
+package io.meshdns.discovery.cluster;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.meshdns.discovery.catalog.CatalogAggregator;
+import io.meshdns.discovery.metrics.DiscoveryMetrics;
+import io.meshdns.discovery.translate.Translation;
+import io.meshdns.discovery.translate.Translator;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.ClusterStatus;
+import io.meshdns.model.Kind;
+import io.meshdns.model.ObjectRef;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * Watches one cluster with fabric8 SharedIndexInformers and feeds the catalog.
+ *
+ * <p>Every informer callback, the periodic store-versus-catalog reconcile and the health tick run
+ * on this watcher's single thread. That ordering is what makes the reconcile safe: a store change
+ * after the reconcile read it is always followed by its own event, so the catalog converges to the
+ * informer store (which fabric8 keeps equal to the API server across relists and 410 Gone).
+ * A slow or unreachable cluster only ever blocks its own thread.
+ */
+public final class ClusterWatcher implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ClusterWatcher.class);
+
+    /** The knobs a watcher needs, taken from the config once. */
+    public record Options(boolean watchPods, boolean watchServiceEntries, boolean watchServiceImports,
+                          Duration staleAfter, Duration resync, Duration crdRetry) {
+    }
+
+    private record Watched(Kind kind, String apiVersion, SharedIndexInformer<? extends HasMetadata> informer) {
+    }
+
+    private final String cluster;
+    private final boolean local;
+    private final KubernetesClient client;
+    private final boolean ownsClient;
+    private final CatalogAggregator aggregator;
+    private final DiscoveryMetrics metrics;
+    private final RejectionReporter rejections;
+    private final Options options;
+    private final ExecutorService thread;
+    private final List<Watched> watched = new ArrayList<>();
+    private final Map<Kind, Boolean> crdMissing = new ConcurrentHashMap<>();
+    private final AtomicInteger staleGauge = new AtomicInteger();
+
+    private volatile boolean closed;
+    private boolean initialSynced;
+    private boolean stale;
+    private long lastHealthyMillis;
+    private long lastSyncMillis;
+    private long nextCrdCheckMillis;
+
+    public ClusterWatcher(String cluster, boolean local, KubernetesClient client, boolean ownsClient, CatalogAggregator aggregator,
+                          DiscoveryMetrics metrics, RejectionReporter rejections, Options options) {
+        this.cluster = cluster;
+        this.local = local;
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.aggregator = aggregator;
+        this.metrics = metrics;
+        this.rejections = rejections;
+        this.options = options;
+        this.thread = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "meshdns-cluster-" + cluster);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public String cluster() {
+        return cluster;
+    }
+
+    /** The id this watcher's initial sync is awaited under (see CatalogAggregator#expectInitialSync). */
+    public String sourceId() {
+        return "cluster:" + cluster;
+    }
+
+    public void start() {
+        long now = System.currentTimeMillis();
+        lastHealthyMillis = now;
+        metrics.clusterStale(cluster, staleGauge);
+        aggregator.updateCluster(status());
+        thread.execute(() -> {
+            watch(Kind.NAMESPACE, "v1", c -> c.namespaces().runnableInformer(resyncMillis()));
+            watch(Kind.SERVICE, "v1", c -> c.services().inAnyNamespace().runnableInformer(resyncMillis()));
+            watch(Kind.ENDPOINT_SLICE, "discovery.k8s.io/v1",
+                    c -> c.discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(resyncMillis()));
+            if (options.watchPods()) {
+                watch(Kind.POD, "v1", c -> c.pods().inAnyNamespace().runnableInformer(resyncMillis()));
+            }
+            if (options.watchServiceEntries()) crdMissing.put(Kind.SERVICE_ENTRY, true);
+            if (options.watchServiceImports()) crdMissing.put(Kind.SERVICE_IMPORT, true);
+            watchCustomResources();
+        });
+    }
+
+    /** Periodic: readiness, staleness, CRD retries. Cheap; called about every second. */
+    public void tick() {
+        if (closed) return;
+        thread.execute(() -> {
+            if (closed) return;
+            long now = System.currentTimeMillis();
+            if (now >= nextCrdCheckMillis && crdMissing.containsValue(true)) watchCustomResources();
+            boolean synced = !watched.isEmpty() && watched.stream().allMatch(w -> w.informer().hasSynced());
+            boolean watching = synced && watched.stream().allMatch(w -> w.informer().isWatching());
+            if (synced && !initialSynced) {
+                initialSynced = true;
+                reconcileNow();
+                lastSyncMillis = now;
+                lastHealthyMillis = now;
+                aggregator.updateCluster(status());
+                aggregator.initialSyncDone(sourceId());
+                LOG.infof("cluster %s: initial list done", cluster);
+            }
+            if (watching) {
+                lastHealthyMillis = now;
+                if (stale) {
+                    stale = false;
+                    staleGauge.set(0);
+                    // Whatever happened while we were away, the informer relisted: make sure we match it.
+                    reconcileNow();
+                    lastSyncMillis = now;
+                    aggregator.updateCluster(status());
+                    LOG.infof("cluster %s: watching again, no longer stale", cluster);
+                }
+            } else if (!stale && now - lastHealthyMillis > options.staleAfter().toMillis()) {
+                stale = true;
+                staleGauge.set(1);
+                aggregator.updateCluster(status());
+                LOG.warnf("cluster %s: no healthy watch for %s, marked stale (its last known state is still served)",
+                        cluster, options.staleAfter());
+            }
+        });
+    }
+
+    /** Periodic double check: the catalog's entries of this cluster equal the informer stores. */
+    public void reconcile() {
+        if (closed) return;
+        thread.execute(() -> {
+            if (!closed && initialSynced) reconcileNow();
+        });
+    }
+
+    public boolean isStale() {
+        return stale;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.execute(() -> {
+            for (Watched w : watched) {
+                try {
+                    w.informer().stop();
+                } catch (RuntimeException e) {
+                    LOG.debugf("cluster %s: stopping %s informer: %s", cluster, w.kind(), e.getMessage());
+                }
+            }
+            watched.clear();
+            if (ownsClient) client.close();
+        });
+        thread.shutdown();
+        metrics.clusterRemoved(cluster);
+    }
+
+    /** Waits until the watcher thread finished closing (tests and shutdown). */
+    public void awaitClosed(Duration timeout) throws InterruptedException {
+        thread.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private ClusterStatus status() {
+        return new ClusterStatus(cluster, local, stale, lastSyncMillis, List.of());
+    }
+
+    private long resyncMillis() {
+        return options.resync().toMillis();
+    }
+
+    private void watchCustomResources() {
+        nextCrdCheckMillis = System.currentTimeMillis() + options.crdRetry().toMillis();
+        if (Boolean.TRUE.equals(crdMissing.get(Kind.SERVICE_ENTRY))) {
+            // Istio serves ServiceEntry as v1 since 1.22; older meshes only have v1beta1.
+            for (String version : List.of("networking.istio.io/v1", "networking.istio.io/v1beta1")) {
+                if (crdServed(version, "ServiceEntry")) {
+                    watch(Kind.SERVICE_ENTRY, version,
+                            c -> c.genericKubernetesResources(version, "ServiceEntry").inAnyNamespace().runnableInformer(resyncMillis()));
+                    crdMissing.put(Kind.SERVICE_ENTRY, false);
+                    break;
+                }
+            }
+        }
+        if (Boolean.TRUE.equals(crdMissing.get(Kind.SERVICE_IMPORT))) {
+            String version = "multicluster.x-k8s.io/v1alpha1";
+            if (crdServed(version, "ServiceImport")) {
+                watch(Kind.SERVICE_IMPORT, version,
+                        c -> c.genericKubernetesResources(version, "ServiceImport").inAnyNamespace().runnableInformer(resyncMillis()));
+                crdMissing.put(Kind.SERVICE_IMPORT, false);
+            }
+        }
+    }
+
+    private boolean crdServed(String apiVersion, String kind) {
+        try {
+            return client.supports(apiVersion, kind);
+        } catch (RuntimeException e) {
+            // Unreachable or forbidden: not an error, we look again after crd-retry-interval.
+            LOG.debugf("cluster %s: cannot check for %s %s: %s", cluster, apiVersion, kind, e.getMessage());
+            return false;
+        }
+    }
+
+    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> factory) {
+        SharedIndexInformer<T> informer = factory.apply(client);
+        informer.addEventHandler(new ResourceEventHandler<T>() {
+            @Override
+            public void onAdd(T obj) {
+                thread.execute(() -> apply(kind, obj));
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                thread.execute(() -> apply(kind, newObj));
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                thread.execute(() -> remove(kind, obj));
+            }
+        });
+        // Keep retrying a failing list/watch forever: a remote cluster may come back at any time.
+        informer.exceptionHandler((started, t) -> {
+            LOG.debugf("cluster %s: %s informer: %s", cluster, kind, t.getMessage());
+            return true;
+        });
+        informer.start().whenComplete((v, err) -> {
+            if (err != null) LOG.warnf("cluster %s: %s (%s) informer stopped: %s", cluster, kind, apiVersion, err.getMessage());
+        });
+        watched.add(new Watched(kind, apiVersion, informer));
+        LOG.debugf("cluster %s: watching %s (%s)", cluster, kind, apiVersion);
+    }
+
+    private void apply(Kind kind, HasMetadata obj) {
+        if (closed) return;
+        metrics.event(cluster, kind);
+        Translation t = Translator.translate(cluster, obj);
+        if (t instanceof Translation.Accepted a) {
+            aggregator.upsert(a.entry());
+        } else if (t instanceof Translation.Skipped s) {
+            if (s.ref() != null) aggregator.delete(s.ref());
+        } else if (t instanceof Translation.Rejected r) {
+            // Never a delete: the last good entry stays until the object is fixed or deleted.
+            metrics.rejected(cluster, kind);
+            rejections.report(client, obj, r);
+        }
+    }
+
+    private void remove(Kind kind, HasMetadata obj) {
+        if (closed) return;
+        metrics.event(cluster, kind);
+        ObjectRef ref = Translator.refOf(cluster, obj);
+        if (ref != null) aggregator.delete(ref);
+    }
+
+    private void reconcileNow() {
+        for (Watched w : watched) {
+            if (!w.informer().hasSynced()) continue;
+            List<CatalogEntry> truth = new ArrayList<>();
+            Set<ObjectRef> keep = new HashSet<>();
+            for (HasMetadata obj : w.informer().getStore().list()) {
+                Translation t = Translator.translate(cluster, obj);
+                if (t instanceof Translation.Accepted a) {
+                    truth.add(a.entry());
+                } else if (t instanceof Translation.Rejected r) {
+                    if (r.ref() != null) keep.add(r.ref());
+                    rejections.report(client, obj, r);
+                }
+            }
+            aggregator.reconcile(cluster, Set.of(w.kind()), truth, keep);
+        }
+    }
+}

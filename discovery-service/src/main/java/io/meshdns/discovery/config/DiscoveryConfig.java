@@ -1,0 +1,108 @@
+package io.meshdns.discovery.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Every {@code meshdns.discovery.*} key. The names are a contract with users and scripts: see
+ * discovery-service/README.md for the table. {@link DiscoveryConfigValidator} rejects bad values at
+ * start with a message naming the key.
+ */
+@ConfigMapping(prefix = "meshdns.discovery")
+public interface DiscoveryConfig {
+
+    /** Name of the local cluster; every record from it carries this name. */
+    @WithDefault("local")
+    String clusterName();
+
+    /** Watch the local cluster's API (in-cluster config, quarkus.kubernetes-client.* or KUBECONFIG). */
+    @WithName("enabled-local-cluster")
+    @WithDefault("true")
+    boolean enabledLocalCluster();
+
+    /** Directory of kubeconfig files, one per remote cluster; file name without extension = cluster name. */
+    Optional<Path> remoteKubeconfigDir();
+
+    /** How often the remote kubeconfig directory is rescanned. */
+    @WithDefault("5s")
+    Duration remoteKubeconfigRescan();
+
+    /** Watch Secrets labelled istio/multiCluster=true in the local cluster for remote clusters. */
+    @WithDefault("true")
+    boolean watchRemoteSecrets();
+
+    /** Namespace of the remote Secrets; unset means every namespace. */
+    Optional<String> remoteSecretsNamespace();
+
+    /** Directories of Kubernetes YAML/JSON manifests (the file source). */
+    Optional<List<Path>> manifestDirs();
+
+    /** How often the manifest directories are checked for changes. */
+    @WithDefault("1s")
+    Duration manifestPollInterval();
+
+    /** Shared bearer token (edge nodes, tests). Unset in a cluster: tokens are checked with TokenReview. */
+    Optional<String> sharedToken();
+
+    Auth auth();
+
+    /** Events within this window become one new version. */
+    @WithDefault("50ms")
+    Duration batchWindow();
+
+    /** A cluster without a healthy watch for this long is marked stale (it keeps its last known state). */
+    @WithDefault("60s")
+    Duration staleAfter();
+
+    /** Number of deltas kept for {@code /v1/watch?since=V}; older clients get a full snapshot. */
+    @WithDefault("1000")
+    int historySize();
+
+    /** Interval of heartbeat lines on {@code /v1/watch}. */
+    @WithDefault("15s")
+    Duration heartbeatInterval();
+
+    /** Interval of the informer-store versus catalog reconcile (and the informer resync). */
+    @WithDefault("60s")
+    Duration reconcileInterval();
+
+    /** How long the catalog waits for the initial sync of the sources known at start before serving anyway. */
+    @WithDefault("10s")
+    Duration initialSyncTimeout();
+
+    @WithDefault("true")
+    boolean watchPods();
+
+    @WithDefault("true")
+    boolean watchServiceEntries();
+
+    @WithDefault("false")
+    boolean watchServiceImports();
+
+    /** How often a missing CRD (ServiceEntry, ServiceImport) is looked for again. */
+    @WithDefault("60s")
+    Duration crdRetryInterval();
+
+    /** Record a Kubernetes Event on objects that are rejected as malformed. */
+    @WithDefault("true")
+    boolean recordEvents();
+
+    interface Auth {
+        /**
+         * Accept every request without a token. Only for local demos: without a shared token and
+         * without a local cluster (for TokenReview), every request is refused unless this is true.
+         */
+        @WithDefault("false")
+        boolean disabled();
+
+        /** How long a TokenReview verdict is cached. */
+        @WithDefault("30s")
+        Duration cacheTtl();
+    }
+}

@@ -1,0 +1,69 @@
+package io.meshdns.discovery.config;
+
+import io.quarkus.runtime.Startup;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Fails the start with a message naming the key when a {@code meshdns.discovery.*} value is unusable. */
+@Startup
+@ApplicationScoped
+public class DiscoveryConfigValidator {
+    @Inject
+    DiscoveryConfig config;
+
+    @PostConstruct
+    void validate() {
+        List<String> problems = problems(config);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException("invalid discovery configuration: " + String.join("; ", problems));
+        }
+    }
+
+    public static List<String> problems(DiscoveryConfig c) {
+        List<String> p = new ArrayList<>();
+        if (!c.clusterName().matches("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")) {
+            p.add("meshdns.discovery.cluster-name must be a DNS label (lower case letters, digits, '-'), got '" + c.clusterName() + "'");
+        }
+        positive(p, "meshdns.discovery.batch-window", c.batchWindow());
+        positive(p, "meshdns.discovery.stale-after", c.staleAfter());
+        positive(p, "meshdns.discovery.heartbeat-interval", c.heartbeatInterval());
+        positive(p, "meshdns.discovery.reconcile-interval", c.reconcileInterval());
+        positive(p, "meshdns.discovery.manifest-poll-interval", c.manifestPollInterval());
+        positive(p, "meshdns.discovery.remote-kubeconfig-rescan", c.remoteKubeconfigRescan());
+        positive(p, "meshdns.discovery.crd-retry-interval", c.crdRetryInterval());
+        positive(p, "meshdns.discovery.auth.cache-ttl", c.auth().cacheTtl());
+        if (c.initialSyncTimeout().isNegative()) {
+            p.add("meshdns.discovery.initial-sync-timeout must not be negative");
+        }
+        if (c.historySize() < 1) {
+            p.add("meshdns.discovery.history-size must be at least 1, got " + c.historySize());
+        }
+        c.remoteKubeconfigDir().ifPresent(d -> {
+            if (Files.exists(d) && !Files.isDirectory(d)) {
+                p.add("meshdns.discovery.remote-kubeconfig-dir is not a directory: " + d);
+            }
+        });
+        for (Path d : c.manifestDirs().orElse(List.of())) {
+            if (!Files.isDirectory(d)) {
+                p.add("meshdns.discovery.manifest-dirs entry is not a directory: " + d);
+            }
+        }
+        c.sharedToken().ifPresent(t -> {
+            if (t.isBlank()) p.add("meshdns.discovery.shared-token is blank");
+        });
+        return p;
+    }
+
+    private static void positive(List<String> p, String key, Duration d) {
+        if (d.isZero() || d.isNegative()) {
+            p.add(key + " must be positive, got " + d);
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package io.meshdns.dns.forward;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Validated forwarding settings. {@link #from} turns {@link ForwardConfig} into this record or fails
+ * with a message naming the offending key.
+ */
+public record ForwardSettings(
+        List<Upstream> upstreams,
+        List<ZoneForward> zoneForwards,
+        ForwardPolicy policy,
+        boolean forceTcp,
+        int maxConcurrent,
+        Duration timeout,
+        Duration totalTimeout,
+        Duration healthCheck,
+        int maxFails,
+        boolean loopDetect,
+        Duration loopProbeDelay,
+        int udpSockets) {
+
+    public ForwardSettings {
+        upstreams = List.copyOf(upstreams);
+        zoneForwards = List.copyOf(zoneForwards);
+        require(maxConcurrent > 0, "meshdns.dns.forward.max-concurrent", "must be > 0");
+        require(positive(timeout), "meshdns.dns.forward.timeout", "must be > 0");
+        require(positive(totalTimeout), "meshdns.dns.forward.total-timeout", "must be > 0");
+        require(positive(healthCheck), "meshdns.dns.forward.health-check", "must be > 0");
+        require(maxFails > 0, "meshdns.dns.forward.max-fails", "must be > 0");
+        require(!loopProbeDelay.isNegative(), "meshdns.dns.forward.loop-probe-delay", "must be >= 0");
+        require(udpSockets > 0 && udpSockets <= 64, "meshdns.dns.forward.udp-sockets", "must be 1-64");
+    }
+
+    /** Defaults (as the config mapping's) with the given upstreams; for tests and tools. */
+    public static ForwardSettings of(List<Upstream> upstreams) {
+        return new ForwardSettings(upstreams, List.of(), ForwardPolicy.RANDOM, false, 1000,
+                Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(500), 2, false,
+                Duration.ofSeconds(2), 4);
+    }
+
+    public ForwardSettings withPolicy(ForwardPolicy p) {
+        return new ForwardSettings(upstreams, zoneForwards, p, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+    }
+
+    public ForwardSettings withForceTcp(boolean f) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, f, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+    }
+
+    public ForwardSettings withMaxConcurrent(int m) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, m, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+    }
+
+    public ForwardSettings withTimeouts(Duration perUpstream, Duration total) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, perUpstream, total,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+    }
+
+    public ForwardSettings withZoneForwards(List<ZoneForward> z) {
+        return new ForwardSettings(upstreams, z, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+    }
+
+    public ForwardSettings withLoopDetect(boolean on, Duration delay) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, on, delay, udpSockets);
+    }
+
+    /**
+     * @param listenAddress our own {@code meshdns.dns.bind-address}
+     * @param listenPort    our own {@code meshdns.dns.port} (0 = random, cannot collide)
+     */
+    public static ForwardSettings from(ForwardConfig c, String listenAddress, int listenPort) {
+        ForwardConfig.Forward f = c.forward();
+        List<Upstream> upstreams = new ArrayList<>();
+        List<String> specs = c.upstreams().orElse(List.of()).stream().filter(s -> !s.isBlank()).toList();
+        String key = "meshdns.dns.upstreams";
+        if (specs.isEmpty()) {
+            key = "meshdns.dns.forward.resolv-conf";
+            try {
+                specs = ResolvConf.nameservers(Files.readString(Path.of(f.resolvConf())));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("meshdns.dns.upstreams is empty and "
+                        + "meshdns.dns.forward.resolv-conf '" + f.resolvConf() + "' cannot be read: " + e.getMessage());
+            }
+            if (specs.isEmpty()) {
+                throw new IllegalArgumentException("meshdns.dns.upstreams is empty and "
+                        + "meshdns.dns.forward.resolv-conf '" + f.resolvConf() + "' lists no nameserver");
+            }
+        }
+        for (String spec : specs) {
+            upstreams.add(Upstream.parse(spec, key));
+        }
+        List<ZoneForward> zoneForwards = ZoneForward.parse(c.zoneForwards().orElse(List.of()));
+        for (Upstream u : upstreams) {
+            rejectSelf(u, key, listenAddress, listenPort);
+        }
+        for (ZoneForward z : zoneForwards) {
+            for (Upstream u : z.servers()) {
+                rejectSelf(u, ZoneForward.KEY, listenAddress, listenPort);
+            }
+        }
+        return new ForwardSettings(upstreams, zoneForwards, ForwardPolicy.parse(f.policy()), f.forceTcp(),
+                f.maxConcurrent(), f.timeout(), f.totalTimeout(), f.healthCheck(), f.maxFails(), f.loopDetect(),
+                f.loopProbeDelay(), f.udpSockets());
+    }
+
+    /** Forwarding to our own listener is the simplest loop; refuse it before it happens. */
+    static void rejectSelf(Upstream u, String key, String listenAddress, int listenPort) {
+        if (listenPort == 0 || u.port() != listenPort || listenAddress == null) {
+            return;
+        }
+        InetAddress listen;
+        try {
+            listen = InetAddress.getByName(listenAddress);
+        } catch (UnknownHostException e) {
+            return; // not ours to report: the listener validates its own key
+        }
+        InetAddress target = u.address().getAddress();
+        boolean self = target.equals(listen);
+        if (!self && listen.isAnyLocalAddress()) {
+            try {
+                self = target.isLoopbackAddress() || target.isAnyLocalAddress()
+                        || NetworkInterface.getByInetAddress(target) != null;
+            } catch (SocketException e) {
+                self = target.isLoopbackAddress();
+            }
+        }
+        if (self) {
+            throw new IllegalArgumentException(key + ": upstream " + u.label()
+                    + " is this server's own listen address (meshdns.dns.bind-address/meshdns.dns.port): "
+                    + "forwarding to it would loop");
+        }
+    }
+
+    private static boolean positive(Duration d) {
+        return d != null && !d.isNegative() && !d.isZero();
+    }
+
+    private static void require(boolean ok, String key, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(key + ": " + message);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.meshdns.dns.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Type;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Query metrics under CoreDNS's names, so existing dashboards work:
+ * {@code coredns_dns_requests_total{server,zone,proto,family,type}},
+ * {@code coredns_dns_responses_total{server,zone,rcode}},
+ * {@code coredns_dns_request_duration_seconds{server,zone,type}} (histogram, CoreDNS's buckets),
+ * plus {@code meshdns_acl_dropped_total{proto}}. Meters are created once per label combination
+ * and cached, so the query path does a map lookup, not a registry lookup with fresh Tags.
+ */
+@ApplicationScoped
+public class DnsMetrics {
+    /** CoreDNS's request-duration buckets: 0.25 ms doubling to about 8 s. */
+    private static final Duration[] BUCKETS = buckets();
+    /** CoreDNS reports these query types by name and every other one as "other". */
+    private static final int[] NAMED_TYPES = {Type.A, Type.AAAA, Type.NS, Type.PTR, Type.SOA, Type.CNAME, Type.MX,
+            Type.TXT, Type.SRV, Type.DS, Type.DNSKEY, Type.HTTPS, Type.SVCB, Type.ANY, Type.AXFR, Type.IXFR,
+            Type.NAPTR, Type.CAA};
+
+    private final ConcurrentMap<RequestKey, Counter> requests = new ConcurrentHashMap<>();
+    private final ConcurrentMap<ResponseKey, Counter> responses = new ConcurrentHashMap<>();
+    private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
+    private final Counter aclDroppedUdp;
+    private final Counter aclDroppedTcp;
+    private final Counter malformed;
+    private volatile String server = "dns://:0";
+
+    private final MeterRegistry registry;
+
+    @Inject
+    public DnsMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.aclDroppedUdp = aclCounter(registry, "udp");
+        this.aclDroppedTcp = aclCounter(registry, "tcp");
+        this.malformed = Counter.builder("meshdns.dns.malformed.requests")
+                .description("Packets that did not parse as a DNS query: answered FORMERR or dropped")
+                .register(registry);
+    }
+
+    private static Counter aclCounter(MeterRegistry registry, String proto) {
+        return Counter.builder("meshdns.acl.dropped").tag("proto", proto)
+                .description("Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients")
+                .register(registry);
+    }
+
+    /** Set once the listeners are bound: {@code dns://127.0.0.1:5353}, CoreDNS's server label. */
+    public void setServer(String server) {
+        this.server = server;
+    }
+
+    public void aclDropped(boolean tcp) {
+        (tcp ? aclDroppedTcp : aclDroppedUdp).increment();
+    }
+
+    public void malformed() {
+        malformed.increment();
+    }
+
+    public void request(String zone, String proto, boolean ipv6, int qtype, int rcode, long nanos) {
+        String type = typeLabel(qtype);
+        requests.computeIfAbsent(new RequestKey(zone, proto, ipv6, type), k -> Counter.builder("coredns.dns.requests")
+                .description("Counter of DNS requests made per zone, protocol and family")
+                .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
+                .tag("type", k.type).register(registry)).increment();
+        responses.computeIfAbsent(new ResponseKey(zone, rcode), k -> Counter.builder("coredns.dns.responses")
+                .description("Counter of response status codes")
+                .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry))
+                .increment();
+        durations.computeIfAbsent(new DurationKey(zone, type), k -> Timer.builder("coredns.dns.request.duration")
+                .description("Histogram of the time (in seconds) each request took per zone")
+                .tag("server", server).tag("zone", k.zone).tag("type", k.type)
+                .serviceLevelObjectives(BUCKETS).register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    static String typeLabel(int qtype) {
+        for (int named : NAMED_TYPES) {
+            if (named == qtype) {
+                return Type.string(qtype);
+            }
+        }
+        return "other";
+    }
+
+    private static Duration[] buckets() {
+        Duration[] b = new Duration[16];
+        long micros = 250;
+        for (int i = 0; i < b.length; i++) {
+            b[i] = Duration.ofNanos(micros * 1000);
+            micros *= 2;
+        }
+        return b;
+    }
+
+    private record RequestKey(String zone, String proto, boolean ipv6, String type) {
+    }
+
+    private record ResponseKey(String zone, int rcode) {
+    }
+
+    private record DurationKey(String zone, String type) {
+    }
+}

@@ -1,0 +1,51 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.answer.Answerer;
+import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.Outcome;
+import io.meshdns.dns.forward.Forwarder;
+import io.meshdns.dns.snapshot.SnapshotStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Opcode;
+import org.xbill.DNS.Rcode;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Opcode QUERY: the {@link Answerer} on the current snapshot, and the {@link Forwarder} for names
+ * that are not ours. Without a Forwarder bean (dns-service built without forwarding), such names
+ * are REFUSED: we never pretend to know a name we do not.
+ */
+@ApplicationScoped
+public class QueryHandler implements RequestHandler {
+    private static final String NO_ZONE = ".";
+
+    @Inject
+    SnapshotStore store;
+    @Inject
+    Instance<Forwarder> forwarder;
+    @Inject
+    AnswererHolder answerer;
+
+    @Override
+    public int opcode() {
+        return Opcode.QUERY;
+    }
+
+    @Override
+    public CompletionStage<Reply> handle(Message request, ClientInfo client) {
+        Outcome outcome = answerer.get().answer(store.current(), request, client);
+        if (outcome instanceof Outcome.Answer answer) {
+            return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone()));
+        }
+        if (forwarder.isResolvable()) {
+            return forwarder.get().forward(request).thenApply(response -> new Reply(response, NO_ZONE));
+        }
+        Message refused = answerer.get().error(request, Rcode.REFUSED);
+        return CompletableFuture.completedFuture(new Reply(refused, NO_ZONE));
+    }
+}

@@ -1,0 +1,29 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.answer.ClientInfo;
+import org.xbill.DNS.Message;
+
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Serves one DNS opcode. {@link RequestProcessor} collects every CDI bean of this type and
+ * dispatches on {@link #opcode()}; an opcode without a handler is answered NOTIMP. To add UPDATE
+ * (RFC 2136) or NOTIFY, ship an {@code @ApplicationScoped} bean implementing this interface.
+ *
+ * <p>Handlers run on a Vert.x event loop: they must not block. Long work returns an incomplete stage.
+ */
+public interface RequestHandler {
+
+    /** The opcode served, e.g. {@link org.xbill.DNS.Opcode#QUERY}. */
+    int opcode();
+
+    /**
+     * Produces the response to {@code request}. The stage must never fail: errors become an RCODE.
+     * {@link Reply#zone()} labels the metrics ({@code "."} when no zone applies).
+     */
+    CompletionStage<Reply> handle(Message request, ClientInfo client);
+
+    /** A response plus the zone it came from, for metrics and the query log. */
+    record Reply(Message response, String zone) {
+    }
+}

@@ -1,0 +1,56 @@
+package io.meshdns.dns.server;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Listener settings: where dns-service listens, who may ask, and the transport limits. */
+@ConfigMapping(prefix = "meshdns.dns")
+public interface ServerConfig {
+
+    String BIND_ADDRESS = "meshdns.dns.bind-address";
+    String PORT = "meshdns.dns.port";
+    String ALLOWED_CLIENTS = "meshdns.dns.allowed-clients";
+    String MAX_UDP_PAYLOAD = "meshdns.dns.edns.max-udp-payload";
+    String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
+
+    /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
+    @WithName("bind-address")
+    @WithDefault("127.0.0.1")
+    String bindAddress();
+
+    /** 0 binds any free port (the same one for UDP and TCP); the bound port is logged. */
+    @WithDefault("5353")
+    String port();
+
+    /** CIDRs whose queries are answered; everything else is dropped (UDP) or closed (TCP). */
+    @WithName("allowed-clients")
+    @WithDefault("127.0.0.0/8,::1/128")
+    List<String> allowedClients();
+
+    Edns edns();
+
+    Tcp tcp();
+
+    /** One log line per query, in CoreDNS log-plugin style, on category {@code meshdns.querylog}. */
+    @WithName("query-log")
+    @WithDefault("false")
+    boolean queryLog();
+
+    interface Edns {
+        /** The largest UDP response we send to an EDNS client, and what our OPT advertises (RFC 6891). */
+        @WithName("max-udp-payload")
+        @WithDefault("1232")
+        String maxUdpPayload();
+    }
+
+    interface Tcp {
+        /** A TCP connection with no traffic for this long is closed (RFC 7766 section 6.2.3). */
+        @WithName("idle-timeout")
+        @WithDefault("10s")
+        String idleTimeout();
+    }
+}

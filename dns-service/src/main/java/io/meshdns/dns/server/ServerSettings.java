@@ -1,0 +1,89 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.InvalidConfigException;
+import io.netty.util.NetUtil;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@link ServerConfig} checked and converted once at start. Every failure names its key, so a
+ * typo stops the service with a message an operator can act on instead of a half-working listener.
+ */
+public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientAcl acl, List<Cidr> allowedClients,
+                             int maxUdpPayload, Duration tcpIdleTimeout, boolean queryLog) {
+
+    /** RFC 6891: a requestor's payload size below 512 is treated as 512. */
+    public static final int MIN_UDP_PAYLOAD = 512;
+
+    public static ServerSettings from(ServerConfig config) {
+        String bind = config.bindAddress().trim();
+        if (bind.startsWith("[") && bind.endsWith("]")) {
+            bind = bind.substring(1, bind.length() - 1);
+        }
+        byte[] bindBytes = NetUtil.createByteArrayFromIpAddressString(bind);
+        if (bindBytes == null) {
+            throw new InvalidConfigException(ServerConfig.BIND_ADDRESS,
+                    "'" + config.bindAddress() + "' is not an IPv4 or IPv6 address literal");
+        }
+        int port = parseInt(ServerConfig.PORT, config.port(), 0, 65535);
+        List<Cidr> cidrs = new ArrayList<>();
+        for (String entry : config.allowedClients()) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            try {
+                cidrs.add(Cidr.parse(entry));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigException(ServerConfig.ALLOWED_CLIENTS, e.getMessage());
+            }
+        }
+        int payload = parseInt(ServerConfig.MAX_UDP_PAYLOAD, config.edns().maxUdpPayload(), MIN_UDP_PAYLOAD, 65535);
+        Duration idle = parseDuration(ServerConfig.TCP_IDLE_TIMEOUT, config.tcp().idleTimeout());
+        return new ServerSettings(bind, bindBytes.length == 16, port, new ClientAcl(cidrs), List.copyOf(cidrs),
+                payload, idle, config.queryLog());
+    }
+
+    static int parseInt(String key, String value, int min, int max) {
+        int parsed;
+        try {
+            parsed = Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new InvalidConfigException(key, "'" + value + "' is not a number");
+        }
+        if (parsed < min || parsed > max) {
+            throw new InvalidConfigException(key, parsed + " is outside " + min + ".." + max);
+        }
+        return parsed;
+    }
+
+    /** Accepts {@code 10s}, {@code 500ms}, {@code 2m}, a bare number of seconds, or ISO-8601 ({@code PT10S}). */
+    public static Duration parseDuration(String key, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        Duration d;
+        try {
+            if (v.startsWith("pt") || v.startsWith("p")) {
+                d = Duration.parse(v.toUpperCase(Locale.ROOT));
+            } else if (v.endsWith("ms")) {
+                d = Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            } else if (v.endsWith("s")) {
+                d = Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+            } else if (v.endsWith("m")) {
+                d = Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+            } else if (v.endsWith("h")) {
+                d = Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+            } else {
+                d = Duration.ofSeconds(Long.parseLong(v));
+            }
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw new InvalidConfigException(key, "'" + value + "' is not a duration (examples: 10s, 500ms, 2m)");
+        }
+        if (d.isNegative() || d.isZero()) {
+            throw new InvalidConfigException(key, "'" + value + "' must be positive");
+        }
+        return d;
+    }
+}

@@ -1,0 +1,16 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.answer.ClientInfo;
+import org.xbill.DNS.Message;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Extension point for AXFR/IXFR over TCP (RFC 5936). Without a bean of this type, transfers are
+ * REFUSED over TCP and FORMERR over UDP. A transfer may span several messages; the TCP listener
+ * writes each one length-framed, in order.
+ */
+public interface ZoneTransferHandler {
+    CompletionStage<List<Message>> transfer(Message request, ClientInfo client);
+}

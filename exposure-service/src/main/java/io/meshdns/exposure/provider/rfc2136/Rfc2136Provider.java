@@ -1,0 +1,259 @@
+package io.meshdns.exposure.provider.rfc2136;
+
+import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.exposure.provider.RecordOp;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.AAAARecord;
+import org.xbill.DNS.CNAMERecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.MXRecord;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.NSRecord;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.PTRRecord;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.SimpleResolver;
+import org.xbill.DNS.TSIG;
+import org.xbill.DNS.TXTRecord;
+import org.xbill.DNS.Type;
+import org.xbill.DNS.Update;
+import org.xbill.DNS.ZoneTransferIn;
+
+/**
+ * RFC 2136 provider (BIND9, Knot, meshdns dns-service): reads the zones by AXFR and writes them by
+ * UPDATE, both TSIG-signed when a key is configured.
+ *
+ * <p>Reading: dnsjava's ZoneTransferIn verifies a multi-message AXFR with TSIG.StreamVerifier, which
+ * follows RFC 8945 5.3.1 (only the first and last message, and one in every 100, must be signed),
+ * so a Knot AXFR split over many messages verifies (ExternalDNS bug #6732). Every type is read back,
+ * SRV and MX included, unlike ExternalDNS's rfc2136 provider.
+ *
+ * <p>Writing: one UPDATE message per zone carries a whole batch; it is split only when it would
+ * exceed 64 KiB (the TCP message limit), and never inside one operation, so an RRset replace
+ * (delete RRset + add) is always atomic. The response's rcode and TSIG are both checked.
+ */
+public final class Rfc2136Provider implements Provider {
+
+    private static final Logger LOG = Logger.getLogger(Rfc2136Provider.class);
+    /** Leave room for the header, zone section and TSIG record under the 65535-byte TCP limit. */
+    static final int MAX_UPDATE_BYTES = 65535 - 1024;
+
+    public record Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout,
+                           long defaultTtl) {
+    }
+
+    private final Settings settings;
+    private final List<Name> zones;
+    private int lastUpdateMessages;
+
+    public Rfc2136Provider(Settings settings) {
+        this.settings = settings;
+        if (settings.zones().isEmpty()) {
+            throw new IllegalArgumentException("meshdns.exposure.rfc2136.zones: at least one zone is required");
+        }
+        this.zones = settings.zones().stream().map(Rfc2136Provider::absolute).toList();
+    }
+
+    @Override
+    public String describe() {
+        return "rfc2136 " + settings.host() + ":" + settings.port();
+    }
+
+    /** How many UPDATE messages the last {@link #apply} sent (benchmarks and tests). */
+    public int lastUpdateMessages() {
+        return lastUpdateMessages;
+    }
+
+    @Override
+    public List<Endpoint> records() throws ProviderException {
+        var grouped = new LinkedHashMap<String, List<Record>>();
+        for (Name zone : zones) {
+            ZoneTransferIn xfr = ZoneTransferIn.newAXFR(zone,
+                    new InetSocketAddress(settings.host(), settings.port()), settings.tsig().orElse(null));
+            xfr.setTimeout(settings.timeout());
+            try {
+                xfr.run();
+            } catch (Exception e) {
+                throw new ProviderException("AXFR of " + zone + " from " + settings.host() + ":" + settings.port()
+                        + " failed: " + e.getMessage(), e);
+            }
+            for (Record r : xfr.getAXFR()) {
+                if (r.getType() == Type.SOA) continue;
+                grouped.computeIfAbsent(r.getName().toString().toLowerCase() + " " + r.getType(), k -> new ArrayList<>()).add(r);
+            }
+        }
+        var out = new ArrayList<Endpoint>(grouped.size());
+        for (List<Record> rrset : grouped.values()) {
+            Record first = rrset.get(0);
+            var targets = new ArrayList<String>(rrset.size());
+            long ttl = Long.MAX_VALUE;
+            for (Record r : rrset) {
+                targets.add(targetOf(r));
+                ttl = Math.min(ttl, r.getTTL());
+            }
+            try {
+                out.add(new Endpoint(first.getName().toString(), Type.string(first.getType()), targets, ttl, Map.of(), ""));
+            } catch (IllegalArgumentException e) {
+                LOG.debugf("skipping RRset %s %s that does not fit the endpoint model: %s", first.getName(), Type.string(first.getType()), e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void apply(List<RecordOp> ops) throws ProviderException {
+        var byZone = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
+        for (RecordOp op : ops) {
+            Name zone = zoneOf(op.endpoint().dnsName())
+                    .orElseThrow(() -> new ProviderException("no configured zone contains " + op.endpoint().dnsName()));
+            byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
+        }
+        int sent = 0;
+        for (var entry : byZone.entrySet()) {
+            int empty = 12 + entry.getKey().length() + 4;
+            Update update = new Update(entry.getKey());
+            int size = empty;
+            for (var op : entry.getValue()) {
+                int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                if (size + opSize > MAX_UPDATE_BYTES && size > empty) {
+                    send(update);
+                    sent++;
+                    update = new Update(entry.getKey());
+                    size = empty;
+                }
+                add(update, op.getKey(), op.getValue());
+                size += opSize;
+            }
+            send(update);
+            sent++;
+        }
+        lastUpdateMessages = sent;
+    }
+
+    private static void add(Update update, RecordOp op, List<Record> recs) {
+        if (op instanceof RecordOp.ReplaceRRset) {
+            update.delete(recs.get(0).getName(), recs.get(0).getType());
+            recs.subList(1, recs.size()).forEach(update::add);
+        } else if (op instanceof RecordOp.DeleteRRset) {
+            update.delete(recs.get(0).getName(), recs.get(0).getType());
+        } else if (op instanceof RecordOp.AddRecords) {
+            recs.forEach(update::add);
+        } else {
+            recs.forEach(update::delete);
+        }
+    }
+
+    /** Wire records for one op; for RRset-wide ops the first entry stands for the (name, type) header. */
+    private List<Record> records(RecordOp op) throws ProviderException {
+        Endpoint e = op.endpoint();
+        long ttl = e.ttl() == 0 ? settings.defaultTtl() : e.ttl();
+        Name name = absolute(e.dnsName());
+        int type = Type.value(e.recordType());
+        var out = new ArrayList<Record>();
+        if (op instanceof RecordOp.ReplaceRRset || op instanceof RecordOp.DeleteRRset) {
+            out.add(Record.newRecord(name, type, DClass.ANY, 0));
+        }
+        if (!(op instanceof RecordOp.DeleteRRset)) {
+            for (String t : e.targets()) out.add(toRecord(name, e.recordType(), ttl, t));
+        }
+        return out;
+    }
+
+    static Record toRecord(Name name, String type, long ttl, String target) throws ProviderException {
+        try {
+            switch (type) {
+                case "TXT":
+                    return new TXTRecord(name, DClass.IN, ttl, chunks(target));
+                case "A", "AAAA":
+                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target, Name.root);
+                case "CNAME", "NS", "PTR":
+                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target + ".", Name.root);
+                case "SRV", "MX": {
+                    String[] p = target.split(" ");
+                    p[p.length - 1] = p[p.length - 1] + ".";
+                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, String.join(" ", p), Name.root);
+                }
+                default:
+                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target, name);
+            }
+        } catch (Exception e) {
+            throw new ProviderException("cannot build " + type + " record " + name + " " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** TXT character-strings hold at most 255 bytes: longer text is split and joined again on read. */
+    static List<String> chunks(String text) {
+        var out = new ArrayList<String>();
+        byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        if (bytes.length <= 255) return List.of(text);
+        int start = 0;
+        while (start < text.length()) {
+            int end = Math.min(text.length(), start + 255);
+            while (text.substring(start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) end--;
+            out.add(text.substring(start, end));
+            start = end;
+        }
+        return out;
+    }
+
+    static String targetOf(Record r) {
+        if (r instanceof ARecord a) return a.getAddress().getHostAddress();
+        if (r instanceof AAAARecord a) return Endpoint.canonicalAddress(a.getAddress());
+        if (r instanceof CNAMERecord c) return c.getTarget().toString();
+        if (r instanceof NSRecord n) return n.getTarget().toString();
+        if (r instanceof PTRRecord p) return p.getTarget().toString();
+        if (r instanceof SRVRecord s) return s.getPriority() + " " + s.getWeight() + " " + s.getPort() + " " + s.getTarget();
+        if (r instanceof MXRecord m) return m.getPriority() + " " + m.getTarget();
+        if (r instanceof TXTRecord t) return String.join("", t.getStrings());
+        return r.rdataToString();
+    }
+
+    private void send(Update update) throws ProviderException {
+        if (update.getSection(Section.UPDATE).isEmpty()) return;
+        Message response;
+        try {
+            SimpleResolver resolver = new SimpleResolver(new InetSocketAddress(settings.host(), settings.port()));
+            resolver.setTCP(true);
+            resolver.setTimeout(settings.timeout());
+            settings.tsig().ifPresent(resolver::setTSIGKey);
+            response = resolver.send(update);
+        } catch (Exception e) {
+            throw new ProviderException("UPDATE to " + describe() + " failed: " + e.getMessage(), e);
+        }
+        int rcode = response.getRcode();
+        if (rcode != Rcode.NOERROR) {
+            throw new ProviderException("UPDATE of zone " + update.getQuestion().getName() + " at " + describe()
+                    + " refused: " + Rcode.string(rcode) + (response.getTSIG() != null ? " (TSIG error " + Rcode.TSIGstring(response.getTSIG().getError()) + ")" : ""));
+        }
+        if (settings.tsig().isPresent() && !response.isVerified()) {
+            throw new ProviderException("UPDATE response from " + describe() + " failed TSIG verification");
+        }
+    }
+
+    Optional<Name> zoneOf(String dnsName) {
+        Name n = absolute(dnsName);
+        return zones.stream().filter(n::subdomain).max(Comparator.comparingInt(Name::labels));
+    }
+
+    static Name absolute(String name) {
+        try {
+            return Name.fromString(name.endsWith(".") ? name : name + ".");
+        } catch (Exception e) {
+            throw new IllegalArgumentException("not a DNS name: " + name, e);
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package io.meshdns.exposure.registry;
+
+import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.plan.Changes;
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.exposure.provider.RecordOp;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The TXT registry: turns a provider's raw RRsets into owner-labelled endpoints for the plan, and
+ * the plan's changes back into record operations that keep the ownership TXT records in step.
+ * Both translations ({@link #view} and {@link #operations}) are pure; {@link #records} and
+ * {@link #apply} add the provider I/O around them.
+ *
+ * <h2>Who owns an RRset</h2>
+ * For data RRset (name, type) the claims are the ownership TXT strings at the typed name
+ * ({@link TxtNameMapper#typedName}); only when there is none, those at the legacy untyped name.
+ * <ul>
+ *   <li>no claim: nobody's; the plan never touches it;</li>
+ *   <li>an ExternalDNS claim (no targets label): that owner owns the whole RRset;</li>
+ *   <li>meshdns claims (with targets label): each owner owns the claimed targets that are really
+ *       in the RRset (data records are checked, so a half-applied change is repaired), targets no one
+ *       claims are left as they are.</li>
+ * </ul>
+ *
+ * <h2>How we write</h2>
+ * When no other owner has a claim on the RRset we own it alone and replace it as a whole
+ * (delete RRset + add). When others have claims we only add and delete our own records, so two
+ * owners never erase each other; a record another owner also claims is never deleted. Our claim is
+ * always replaced record by record (delete our old TXT string, add the new one), never as an RRset.
+ * Data TXT RRsets are also written record by record, because legacy claims may share their name.
+ */
+public final class TxtRegistry {
+
+    /** Types that several owners may share: each RR stands alone. CNAME is a singleton, TXT is free text. */
+    public static final Set<String> SHAREABLE = Set.of("A", "AAAA", "SRV", "MX", "NS", "PTR");
+
+    private final Provider provider;
+    private final String ownerId;
+    private final TxtNameMapper mapper;
+    private final long claimTtl;
+
+    public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl) {
+        if (ownerId == null || ownerId.isBlank() || ownerId.contains(",") || ownerId.contains("=")) {
+            throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
+        }
+        this.provider = provider;
+        this.ownerId = ownerId;
+        this.mapper = mapper;
+        this.claimTtl = claimTtl;
+    }
+
+    public String ownerId() {
+        return ownerId;
+    }
+
+    public Provider provider() {
+        return provider;
+    }
+
+    /** What the registry learnt from one read of the zones. */
+    public record View(List<Endpoint> current, Map<Endpoint.Key, RRsetState> states, List<RecordOp> upgrades,
+                       Map<String, List<String>> txtByName) {
+    }
+
+    /** One data RRset with its claims (the text as found, so it can be deleted exactly). */
+    public record RRsetState(Endpoint data, String typedName, String legacyName,
+                             Map<String, OwnershipClaim> typedClaims, Map<String, OwnershipClaim> legacyClaims) {
+
+        Map<String, OwnershipClaim> effectiveClaims() {
+            return typedClaims.isEmpty() ? legacyClaims : typedClaims;
+        }
+    }
+
+    public View records() throws ProviderException {
+        return view(provider.records());
+    }
+
+    public void apply(List<RecordOp> ops) throws ProviderException {
+        if (!ops.isEmpty()) provider.apply(ops);
+    }
+
+    /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */
+    public View view(List<Endpoint> raw) {
+        var txtByName = new HashMap<String, List<String>>();
+        for (Endpoint e : raw) {
+            if (e.recordType().equals("TXT")) txtByName.computeIfAbsent(e.dnsName(), k -> new ArrayList<>()).addAll(e.targets());
+        }
+        var current = new ArrayList<Endpoint>();
+        var states = new TreeMap<Endpoint.Key, RRsetState>();
+        var upgrades = new ArrayList<RecordOp>();
+        for (Endpoint rrset : raw) {
+            Endpoint data = rrset;
+            if (rrset.recordType().equals("TXT")) {
+                var plain = rrset.targets().stream().filter(t -> OwnershipClaim.parse(t).isEmpty()).toList();
+                if (plain.isEmpty()) continue; // pure ownership RRset
+                data = rrset.withTargets(plain);
+            }
+            String typed = mapper.typedName(data.dnsName(), data.recordType());
+            String legacy = mapper.legacyName(data.dnsName());
+            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), claimsAt(txtByName.get(legacy)));
+            states.put(data.key(), state);
+            current.addAll(owned(data, state));
+            if (state.typedClaims().isEmpty()) {
+                state.legacyClaims().forEach((text, claim) -> {
+                    if (claim.owner().equals(ownerId)) {
+                        // ExternalDNS's migration: create the typed claim next to the legacy one
+                        upgrades.add(new RecordOp.AddRecords(txt(typed, claim.serialize())));
+                    }
+                });
+            }
+        }
+        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName);
+    }
+
+    private List<Endpoint> owned(Endpoint data, RRsetState state) {
+        var claims = state.effectiveClaims().values();
+        if (claims.isEmpty()) {
+            return List.of(data.withLabels(Map.of()));
+        }
+        Optional<OwnershipClaim> exclusive = claims.stream().filter(c -> !c.shared())
+                .min((a, b) -> Boolean.compare(!a.owner().equals(ownerId), !b.owner().equals(ownerId)));
+        var othersShared = claims.stream().filter(c -> c.shared() && !c.owner().equals(ownerId)).toList();
+        if (exclusive.isPresent() && (othersShared.isEmpty() || !exclusive.get().owner().equals(ownerId))) {
+            OwnershipClaim c = exclusive.get();
+            return List.of(data.withLabels(labels(c, false)));
+        }
+        var out = new ArrayList<Endpoint>();
+        Set<String> present = new TreeSet<>(data.targets());
+        Set<String> claimedByOthers = new TreeSet<>();
+        othersShared.forEach(c -> claimedByOthers.addAll(c.targets().orElseThrow()));
+        for (OwnershipClaim c : claims) {
+            List<String> part;
+            if (c.shared()) {
+                part = c.targets().orElseThrow().stream().filter(present::contains).toList();
+            } else { // our legacy exclusive claim next to other owners' shares: the rest is ours
+                part = present.stream().filter(t -> !claimedByOthers.contains(t)).toList();
+            }
+            if (!part.isEmpty()) out.add(data.withTargets(part).withLabels(labels(c, true)));
+        }
+        return out;
+    }
+
+    private static Map<String, String> labels(OwnershipClaim c, boolean shared) {
+        var m = new TreeMap<String, String>();
+        m.put(Endpoint.OWNER_LABEL, c.owner());
+        if (!c.resource().isEmpty()) m.put(Endpoint.RESOURCE_LABEL, c.resource());
+        if (shared) m.put(Endpoint.SHARED_LABEL, "true");
+        return m;
+    }
+
+    private static Map<String, OwnershipClaim> claimsAt(List<String> texts) {
+        if (texts == null) return Map.of();
+        var m = new TreeMap<String, OwnershipClaim>();
+        for (String t : texts) OwnershipClaim.parse(t).ifPresent(c -> m.put(t, c));
+        return m;
+    }
+
+    /** Pure: the plan's changes → provider operations, given what {@link #view} saw. */
+    public List<RecordOp> operations(View view, Changes changes) {
+        var ops = new ArrayList<RecordOp>();
+        for (Endpoint e : changes.create()) write(view, null, e, ops);
+        for (int i = 0; i < changes.updateNew().size(); i++) write(view, changes.updateOld().get(i), changes.updateNew().get(i), ops);
+        for (Endpoint e : changes.delete()) delete(view, e, ops);
+        return ops;
+    }
+
+    private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
+        RRsetState state = state(view, wanted);
+        Set<String> othersTargets = othersTargets(state);
+        boolean othersPresent = state != null && state.effectiveClaims().values().stream()
+                .anyMatch(c -> !c.owner().equals(ownerId));
+        Endpoint data = wanted.withLabels(Map.of());
+        if (wanted.recordType().equals("TXT") || othersPresent) {
+            Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
+            var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl()).toList();
+            var remove = had.stream().filter(t -> !wanted.targets().contains(t) && !othersTargets.contains(t)).toList();
+            if (!remove.isEmpty()) ops.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
+            if (!add.isEmpty()) ops.add(new RecordOp.AddRecords(data.withTargets(add)));
+        } else {
+            ops.add(new RecordOp.ReplaceRRset(data));
+        }
+        Optional<List<String>> claimed = SHAREABLE.contains(wanted.recordType())
+                ? Optional.of(wanted.targets()) : Optional.empty();
+        String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, new TreeMap<>()).serialize();
+        String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
+        var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
+        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
+        if (!ourClaimTexts(state, true).contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+    }
+
+    private void delete(View view, Endpoint ours, List<RecordOp> ops) {
+        RRsetState state = state(view, ours);
+        Set<String> othersTargets = othersTargets(state);
+        boolean othersPresent = state != null && state.effectiveClaims().values().stream()
+                .anyMatch(c -> !c.owner().equals(ownerId));
+        Endpoint data = ours.withLabels(Map.of());
+        if (ours.recordType().equals("TXT") || othersPresent) {
+            var remove = ours.targets().stream().filter(t -> !othersTargets.contains(t)).toList();
+            if (!remove.isEmpty()) ops.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
+        } else {
+            ops.add(new RecordOp.DeleteRRset(data));
+        }
+        if (state != null) {
+            var typed = ourClaimTexts(state, true);
+            if (!typed.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(state.typedName(), typed.toArray(String[]::new))));
+            // the legacy claim covers every type at the name: remove it only with the last of our RRsets there
+            var legacy = ourClaimTexts(state, false);
+            boolean lastAtName = view.states().values().stream().noneMatch(s -> s != state
+                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> c.owner().equals(ownerId)));
+            if (!legacy.isEmpty() && lastAtName) ops.add(new RecordOp.DeleteRecords(txt(state.legacyName(), legacy.toArray(String[]::new))));
+        }
+    }
+
+    /** The RRset's state; for an RRset that is not in the zone (yet), the claims that may still be there. */
+    private RRsetState state(View view, Endpoint e) {
+        RRsetState known = view.states().get(e.key());
+        if (known != null) return known;
+        String typed = mapper.typedName(e.dnsName(), e.recordType());
+        String legacy = mapper.legacyName(e.dnsName());
+        return new RRsetState(e.withTargets(List.of()), typed, legacy,
+                claimsAt(view.txtByName().get(typed)), claimsAt(view.txtByName().get(legacy)));
+    }
+
+    private Set<String> othersTargets(RRsetState state) {
+        var s = new TreeSet<String>();
+        if (state == null) return s;
+        for (OwnershipClaim c : state.effectiveClaims().values()) {
+            if (!c.owner().equals(ownerId)) s.addAll(c.targets().orElse(state.data().targets()));
+        }
+        return s;
+    }
+
+    private List<String> ourClaimTexts(RRsetState state, boolean typed) {
+        if (state == null) return List.of();
+        var claims = typed ? state.typedClaims() : state.legacyClaims();
+        var out = new LinkedHashSet<String>();
+        claims.forEach((text, c) -> {
+            if (c.owner().equals(ownerId)) out.add(text);
+        });
+        return List.copyOf(out);
+    }
+
+    private Endpoint txt(String name, String... texts) {
+        return new Endpoint(name, "TXT", List.of(texts), claimTtl, Map.of(), "");
+    }
+}

@@ -1,0 +1,204 @@
+package io.meshdns.exposure.provider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.plan.DomainFilter;
+import io.meshdns.exposure.plan.Policy;
+import io.meshdns.exposure.registry.TxtNameMapper;
+import io.meshdns.exposure.registry.TxtRegistry;
+import io.meshdns.exposure.source.Desired;
+import io.meshdns.exposure.sync.Reconciler;
+import io.meshdns.exposure.testing.BindServer;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.Lookup;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
+import org.xbill.DNS.Type;
+
+/** Registry + plan + RFC 2136 provider against a real BIND9, verified with dig, AXFR and dnsjava lookups. */
+class Rfc2136BindTest {
+
+    static final String FOREIGN = """
+            foreign IN A 192.0.2.99
+            foreign IN TXT "hand-made"
+            takeover IN A 192.0.2.10
+            a-takeover IN TXT "heritage=external-dns,external-dns/owner=cluster-a,external-dns/resource=service/default/takeover"
+            legacy IN A 192.0.2.11
+            legacy IN TXT "heritage=external-dns,external-dns/owner=cluster-a,external-dns/resource=service/default/legacy"
+            stolen IN A 192.0.2.12
+            a-stolen IN TXT "heritage=external-dns,external-dns/owner=someone-else,external-dns/resource=service/x/y"
+            """;
+
+    static BindServer bind;
+
+    @BeforeAll
+    static void start() throws Exception {
+        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test"));
+        bind.start(FOREIGN);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        bind.close();
+    }
+
+    static Reconciler reconciler(String owner, Policy policy, boolean dryRun) {
+        return reconciler("example.org", owner, policy, dryRun);
+    }
+
+    /** Each test owns one zone of the shared BIND9, so test order does not matter. */
+    static Reconciler reconciler(String zone, String owner, Policy policy, boolean dryRun) {
+        return new Reconciler(new TxtRegistry(bind.provider(List.of(zone)), owner, TxtNameMapper.plain(), 300), policy,
+                DomainFilter.ALL, dryRun);
+    }
+
+    static Endpoint ep(String name, String type, String resource, String... targets) {
+        return new Endpoint(name, type, List.of(targets), 120, Map.of(Endpoint.RESOURCE_LABEL, resource), "");
+    }
+
+    @Test
+    void publishesEveryTypeReadsItBackAndConverges() throws Exception {
+        var desired = Desired.of(
+                ep("web.example.org", "A", "service/default/web", "192.0.2.1", "192.0.2.2"),
+                ep("web.example.org", "AAAA", "service/default/web", "2001:db8::1"),
+                ep("alias.example.org", "CNAME", "ingress/default/alias", "web.example.org"),
+                ep("registry.nsm-system.example.org", "SRV", "service/nsm-system/registry", "0 0 5002 registry.nsm-system.example.org"),
+                ep("registry.nsm-system.example.org", "A", "service/nsm-system/registry", "192.0.2.50"),
+                ep("note.example.org", "TXT", "crd/default/note", "hello world"),
+                ep("foreign.example.org", "A", "service/default/foreign", "192.0.2.1"),
+                ep("stolen.example.org", "A", "service/default/stolen", "192.0.2.1"));
+        var r = reconciler("owner-1", Policy.SYNC, false);
+        var first = r.reconcile(desired);
+        assertEquals(6, first.changes().create().size(), first.changes().describe());
+        assertEquals(2, first.ownerMismatches(), "foreign and stolen are not ours");
+
+        assertEquals(List.of("192.0.2.1", "192.0.2.2"), bind.dig("web.example.org", "A"));
+        assertEquals(List.of("2001:db8::1"), bind.dig("web.example.org", "AAAA"));
+        assertEquals(List.of("web.example.org."), bind.dig("alias.example.org", "CNAME"));
+        assertEquals(List.of("\"hello world\""), bind.dig("note.example.org", "TXT"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web,external-dns/targets=192.0.2.1;192.0.2.2\""),
+                bind.dig("a-web.example.org", "TXT"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=ingress/default/alias\""),
+                bind.dig("cname-alias.example.org", "TXT"));
+        // foreign records untouched
+        assertEquals(List.of("192.0.2.99"), bind.dig("foreign.example.org", "A"));
+        assertEquals(List.of("\"hand-made\""), bind.dig("foreign.example.org", "TXT"));
+        assertEquals(List.of("192.0.2.12"), bind.dig("stolen.example.org", "A"));
+
+        // NSM's way: SRV on the plain name gives the port, then A on the same name gives the address
+        Lookup srv = new Lookup("registry.nsm-system.example.org", Type.SRV);
+        srv.setResolver(bind.resolver());
+        srv.setCache(null);
+        Record[] srvs = srv.run();
+        assertEquals(Lookup.SUCCESSFUL, srv.getResult(), srv.getErrorString());
+        assertEquals(5002, ((SRVRecord) srvs[0]).getPort());
+        Lookup a = new Lookup(((SRVRecord) srvs[0]).getTarget(), Type.A);
+        a.setResolver(bind.resolver());
+        a.setCache(null);
+        Record[] as = a.run();
+        assertEquals("192.0.2.50", ((ARecord) as[0]).getAddress().getHostAddress());
+
+        // AXFR reads back every type (SRV included): the second pass plans nothing
+        var second = r.reconcile(desired);
+        assertTrue(second.changes().isEmpty(), second.changes().describe());
+        assertTrue(second.ops().isEmpty(), second.ops().toString());
+        assertEquals(Map.of("A", 3, "AAAA", 1, "CNAME", 1, "SRV", 1, "TXT", 1), second.recordsByType());
+
+        // update and delete
+        var changed = Desired.of(
+                ep("web.example.org", "A", "service/default/web", "192.0.2.3"),
+                ep("alias.example.org", "CNAME", "ingress/default/alias", "other.example.org"),
+                ep("registry.nsm-system.example.org", "SRV", "service/nsm-system/registry", "0 0 6000 registry.nsm-system.example.org"),
+                ep("registry.nsm-system.example.org", "A", "service/nsm-system/registry", "192.0.2.50"));
+        var third = r.reconcile(changed);
+        assertEquals(3, third.changes().updateNew().size(), third.changes().describe());
+        assertEquals(2, third.changes().delete().size(), third.changes().describe());
+        assertEquals(List.of("192.0.2.3"), bind.dig("web.example.org", "A"));
+        assertEquals(List.of(), bind.dig("web.example.org", "AAAA"));
+        assertEquals(List.of(), bind.dig("aaaa-web.example.org", "TXT"));
+        assertEquals(List.of(), bind.dig("note.example.org", "TXT"));
+        assertEquals(List.of("other.example.org."), bind.dig("alias.example.org", "CNAME"));
+        assertEquals(List.of("0 0 6000 registry.nsm-system.example.org."), bind.dig("registry.nsm-system.example.org", "SRV"));
+        assertTrue(r.reconcile(changed).changes().isEmpty());
+
+        // upsert-only never deletes, create-only never updates
+        var emptyPass = reconciler("owner-1", Policy.UPSERT_ONLY, false).reconcile(Desired.of());
+        assertTrue(emptyPass.changes().delete().isEmpty());
+        assertEquals(List.of("192.0.2.3"), bind.dig("web.example.org", "A"));
+        var createOnly = reconciler("owner-1", Policy.CREATE_ONLY, false)
+                .reconcile(Desired.of(ep("web.example.org", "A", "service/default/web", "192.0.2.4")));
+        assertTrue(createOnly.changes().isEmpty());
+        assertEquals(List.of("192.0.2.3"), bind.dig("web.example.org", "A"));
+
+        // sync with nothing desired removes all of ours, nothing else
+        reconciler("owner-1", Policy.SYNC, false).reconcile(Desired.of());
+        assertEquals(List.of(), bind.dig("web.example.org", "A"));
+        assertEquals(List.of(), bind.dig("a-web.example.org", "TXT"));
+        assertEquals(List.of(), bind.dig("registry.nsm-system.example.org", "SRV"));
+        assertEquals(List.of("192.0.2.99"), bind.dig("foreign.example.org", "A"));
+        assertEquals(List.of("192.0.2.10"), bind.dig("takeover.example.org", "A"));
+    }
+
+    @Test
+    void takesOverExternalDnsRecordsWithoutChurnAndUpgradesLegacyTxt() throws Exception {
+        // the same TTL as in the zone (300): a different one would be a real change
+        var desired = Desired.of(ep("takeover.takeover.test", "A", "service/default/takeover", "192.0.2.10").withTtl(300),
+                ep("legacy.takeover.test", "A", "service/default/legacy", "192.0.2.11").withTtl(0));
+        var dry = reconciler("takeover.test", "cluster-a", Policy.SYNC, true).reconcile(desired);
+        assertTrue(dry.changes().isEmpty(), "typed ExternalDNS TXT of the same owner: no churn: " + dry.changes().describe());
+        assertEquals(1, dry.ops().size(), "only the legacy-only record gets its typed TXT: " + dry.ops());
+        assertFalse(dry.applied());
+        assertEquals(List.of(), bind.dig("a-legacy.takeover.test", "TXT"), "dry-run wrote nothing");
+
+        reconciler("takeover.test", "cluster-a", Policy.SYNC, false).reconcile(desired);
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=cluster-a,external-dns/resource=service/default/legacy\""),
+                bind.dig("a-legacy.takeover.test", "TXT"));
+        var again = reconciler("takeover.test", "cluster-a", Policy.SYNC, false).reconcile(desired);
+        assertTrue(again.ops().isEmpty(), again.ops().toString());
+        assertEquals(List.of("192.0.2.10"), bind.dig("takeover.takeover.test", "A"));
+    }
+
+    @Test
+    void twoOwnersMergeTargetsIntoOneRRsetWithoutFighting() throws Exception {
+        var a = reconciler("shared.test", "cluster-a", Policy.SYNC, false);
+        var b = reconciler("shared.test", "cluster-b", Policy.SYNC, false);
+        var wantA = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.1"),
+                ep("takeover.shared.test", "A", "service/default/takeover", "192.0.2.10"));
+        var wantB = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.2", "198.51.100.3"));
+        a.reconcile(wantA);
+        b.reconcile(wantB);
+        assertEquals(List.of("198.51.100.1", "198.51.100.2", "198.51.100.3"), bind.dig("gw.shared.test", "A"));
+        assertEquals(2, bind.dig("a-gw.shared.test", "TXT").size());
+        for (int i = 0; i < 2; i++) {
+            assertTrue(a.reconcile(wantA).ops().isEmpty(), "a is stable");
+            assertTrue(b.reconcile(wantB).ops().isEmpty(), "b is stable");
+        }
+        // b moves one target: a's stays
+        var wantB2 = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.3", "198.51.100.4"));
+        b.reconcile(wantB2);
+        assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
+        assertTrue(a.reconcile(wantA).ops().isEmpty());
+        // a's target lost by someone's hand: a repairs it from the data records, not the TXT
+        var lost = new io.meshdns.exposure.registry.TxtRegistry(bind.provider(List.of("shared.test")), "cluster-a", TxtNameMapper.plain(), 300);
+        lost.apply(List.of(new RecordOp.DeleteRecords(Endpoint.of("gw.shared.test", "A", 0, "198.51.100.1"))));
+        assertEquals(1, a.reconcile(wantA).changes().size(), "a notices its missing record");
+        assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
+        // a leaves: only b's targets and b's claim remain
+        a.reconcile(Desired.of(ep("takeover.shared.test", "A", "service/default/takeover", "192.0.2.10")));
+        assertEquals(List.of("198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
+        assertEquals(1, bind.dig("a-gw.shared.test", "TXT").size());
+        assertTrue(b.reconcile(wantB2).ops().isEmpty());
+        b.reconcile(Desired.of());
+        assertEquals(List.of(), bind.dig("gw.shared.test", "A"));
+        assertEquals(Set.of(), Set.copyOf(bind.dig("a-gw.shared.test", "TXT")));
+    }
+}

@@ -1,0 +1,50 @@
+package io.meshdns.exposure.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The names and values must match ExternalDNS's TXT registry byte for byte. */
+class TxtNameMapperTest {
+
+    @Test
+    void typedAndLegacyNamesLikeExternalDns() {
+        var plain = TxtNameMapper.plain();
+        assertEquals("a-web.example.org", plain.typedName("Web.Example.org.", "A"));
+        assertEquals("cname-web.example.org", plain.typedName("web.example.org", "CNAME"));
+        assertEquals("srv-registry.nsm-system.example.org", plain.typedName("registry.nsm-system.example.org", "SRV"));
+        assertEquals("web.example.org", plain.legacyName("web.example.org"));
+
+        var prefix = new TxtNameMapper("txt.", "");
+        assertEquals("txt.aaaa-web.example.org", prefix.typedName("web.example.org", "AAAA"));
+        assertEquals("txt.web.example.org", prefix.legacyName("web.example.org"));
+
+        var templated = new TxtNameMapper("%{record_type}-own.", "");
+        assertEquals("cname-own.web.example.org", templated.typedName("web.example.org", "CNAME"));
+
+        var suffix = new TxtNameMapper("", "-%{record_type}");
+        assertEquals("web-a.example.org", suffix.typedName("web.example.org", "A"));
+        var plainSuffix = new TxtNameMapper("", "-txt");
+        assertEquals("a-web-txt.example.org", plainSuffix.typedName("web.example.org", "A"));
+        assertEquals("web-txt.example.org", plainSuffix.legacyName("web.example.org"));
+    }
+
+    @Test
+    void claimValuesRoundTripAndReadExternalDnsText() {
+        var c = OwnershipClaim.parse("\"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/my-ingress\"").orElseThrow();
+        assertEquals("default", c.owner());
+        assertEquals("ingress/default/my-ingress", c.resource());
+        assertTrue(c.targets().isEmpty());
+        assertEquals("heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/my-ingress", c.serialize());
+
+        var shared = new OwnershipClaim("cluster-a", "service/nsm-system/registry", Optional.of(List.of("192.0.2.1", "2001:db8::1")), new TreeMap<>());
+        assertEquals("heritage=external-dns,external-dns/owner=cluster-a,external-dns/resource=service/nsm-system/registry,external-dns/targets=192.0.2.1;2001:db8::1",
+                shared.serialize());
+        assertEquals(shared, OwnershipClaim.parse(shared.serialize()).orElseThrow());
+        assertTrue(OwnershipClaim.parse("v=spf1 -all").isEmpty());
+    }
+}
