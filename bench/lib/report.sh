@@ -48,10 +48,10 @@ fi
       cpu = g(s, "fixed.cpu_pct"); comp = g(s, "fixed.completed")
       usq = g(s, "fixed.us_per_query")
       oth = g(s, "fixed.core_other_pct") != "-" ? g(s, "fixed.core_other_pct") : g(s, "peak.core_other_pct")
-      if (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") < 0.95 * env["rate"]) short = 1
+      if (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") + 0 < 0.95 * env["rate"]) short = 1
       printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %7s %6s %6s %7s %8s %6s %7s\n", s,
         f0(g(s, "peak.qps")), ratio(g(s, "peak.qps"), fastq), f0(g(s, "peak.lost")), f1(g(s, "peak.cpu_pct")),
-        f0(g(s, "fixed.qps")) (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") < 0.95 * env["rate"] ? "*" : ""), f3(g(s, "fixed.avg_ms")), f3(g(s, "fixed.p50_ms")), f3(g(s, "fixed.p99_ms")), f3(g(s, "fixed.max_ms")),
+        f0(g(s, "fixed.qps")) (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") + 0 < 0.95 * env["rate"] ? "*" : ""), f3(g(s, "fixed.avg_ms")), f3(g(s, "fixed.p50_ms")), f3(g(s, "fixed.p99_ms")), f3(g(s, "fixed.max_ms")),
         f0(g(s, "fixed.lost")), f1(cpu), ratio(cpu, g(ref, "fixed.cpu_pct")), f2(usq),
         f0(g(s, "fixed.rss_mb") != "-" ? g(s, "fixed.rss_mb") : g(s, "peak.rss_mb")), f1(oth)
       if (g(s, "fixed.upstream_cpu_s") != "-")
