@@ -3,15 +3,19 @@
 
 CLK_TCK=$(getconf CLK_TCK)
 
-# The machine is shared: other builds compete for both cores. The server and dnsperf run at a
-# raised priority (nice -10 as root) so the comparison is less at the mercy of whoever else runs;
-# every server gets the same. BENCH_NICE=0 turns it off.
+# The machine is shared: other sessions build Java on both cores. The server and dnsperf run at a
+# raised priority (-10 as root; BENCH_NICE=0 turns it off), each in a scheduling group of its own
+# (see lib/prio), so the comparison is less at the mercy of whoever else runs; every server gets
+# the same treatment.
 if [ -z "${BENCH_NICE:-}" ]; then
   if [ "$(id -u)" -eq 0 ]; then BENCH_NICE=-10; else BENCH_NICE=0; fi
 fi
-# on_core CORE: the command prefix that pins to CORE at the bench priority, used unquoted:
-# $(on_core 1) knotd ... & . nice and taskset exec the command, so $! is the server's own PID.
-on_core() { echo "nice -n $BENCH_NICE taskset -c $1"; }
+export BENCH_NICE
+BENCH_LIB="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# on_core CORE: the command prefix that pins to CORE ("-": no pinning) at the bench priority, used
+# unquoted: $(on_core 1) knotd ... & . Every step execs, so $! is the server's own PID (setsid does
+# not fork: a non-interactive shell's children are not process-group leaders).
+on_core() { echo "setsid $BENCH_LIB/prio $1"; }
 
 log() { printf '[bench %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
