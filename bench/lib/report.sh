@@ -40,19 +40,19 @@ fi
       env["mode"], env["records"], env["duration"], env["rate"], env["clients"], env["outstanding"]
     if (env["rounds"] + 0 > 1) printf "median of %s interleaved rounds\n", env["rounds"]
     printf "fastest peer (peak QPS): %s   CPU reference: %s\n\n", (fast == "" ? "-" : fast), (ref == "" ? "-" : ref)
-    printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %7s %6s %6s %7s %8s %6s %7s\n",
+    printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %7s %6s %6s %7s %8s %7s %6s %7s\n",
       "server", "peak QPS", "x" (fast == "" ? "fast" : fast), "lost", "cpu%",
-      "QPS@rate", "avg ms", "p50 ms", "p99 ms", "max ms", "lost", "cpu%", "x" (ref == "" ? "ref" : ref), "us/query", "RSS MB", "others%"
+      "QPS@rate", "avg ms", "p50 ms", "p99 ms", "max ms", "lost", "cpu%", "x" (ref == "" ? "ref" : ref), "us/query", "x" (ref == "" ? "ref" : ref), "RSS MB", "others%"
     for (i = 1; i <= ns; i++) { s = order[i]
       if (g(s, "status") != "ok") { printf "%-8s | %s\n", s, g(s, "status"); continue }
       cpu = g(s, "fixed.cpu_pct"); comp = g(s, "fixed.completed")
       usq = g(s, "fixed.us_per_query")
       oth = g(s, "fixed.core_other_pct") != "-" ? g(s, "fixed.core_other_pct") : g(s, "peak.core_other_pct")
       if (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") + 0 < 0.95 * env["rate"]) short = 1
-      printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %7s %6s %6s %7s %8s %6s %7s\n", s,
+      printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %7s %6s %6s %7s %8s %7s %6s %7s\n", s,
         f0(g(s, "peak.qps")), ratio(g(s, "peak.qps"), fastq), f0(g(s, "peak.lost")), f1(g(s, "peak.cpu_pct")),
         f0(g(s, "fixed.qps")) (g(s, "fixed.qps") != "-" && g(s, "fixed.qps") + 0 < 0.95 * env["rate"] ? "*" : ""), f3(g(s, "fixed.avg_ms")), f3(g(s, "fixed.p50_ms")), f3(g(s, "fixed.p99_ms")), f3(g(s, "fixed.max_ms")),
-        f0(g(s, "fixed.lost")), f1(cpu), ratio(cpu, g(ref, "fixed.cpu_pct")), f2(usq),
+        f0(g(s, "fixed.lost")), f1(cpu), ratio(cpu, g(ref, "fixed.cpu_pct")), f2(usq), ratio(usq, g(ref, "fixed.us_per_query")),
         f0(g(s, "fixed.rss_mb") != "-" ? g(s, "fixed.rss_mb") : g(s, "peak.rss_mb")), f1(oth)
       if (g(s, "fixed.upstream_cpu_s") != "-")
         printf "%-8s   upstream Knot CPU during the fixed-rate run: %s s (about 0 when the cache is warm)\n", "", g(s, "fixed.upstream_cpu_s")
