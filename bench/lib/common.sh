@@ -22,6 +22,9 @@ die() { log "ERROR: $*"; exit 1; }
 
 now_ns() { date +%s%N; }
 
+# kv_get FILE KEY: the value of KEY in a key=value file.
+kv_get() { awk -F= -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null; }
+
 # utime+stime of a process (all its threads), in clock ticks. Fields 14 and 15 of /proc/PID/stat;
 # the command name (field 2) may contain spaces, so cut everything up to its closing parenthesis.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
@@ -149,7 +152,7 @@ latency_percentiles() {
 gc_summary() {
   awk -v from="${2:--1}" -v to="${3:-1e18}" '
     /\[gc *\]/ && / Pause / && $NF ~ /ms$/ {
-      ms = $NF; sub(/ms$/, "", ms); up = $0; sub(/^\[/, "", up); sub(/s\].*/, "", up)
+      ms = $NF; sub(/ms$/, "", ms); ms += 0; up = $0; sub(/^\[/, "", up); sub(/s\].*/, "", up)
       n++; tot += ms; if (ms > mx) mx = ms
       if (up + 0 >= from && up + 0 <= to) { wn++; wtot += ms; if (ms > wmx) wmx = ms }
     }
