@@ -38,8 +38,8 @@ srv_meshdns_start() {
     props+=(-Dmeshdns.dns.zone-files="$data/bench.mesh.zone" -Dmeshdns.dns.upstreams=127.0.0.1:"$up")
   else
     # The query file asks for about 28k distinct (name, type) pairs at 10k services ($records is
-    # bench/run's zone size); the default
-    # cache bound (10000 entries) would thrash. The peers get caches of this size too.
+    # bench/run's zone size); the default bound (10000 entries) would thrash. The peers get caches
+    # of this size too.
     props+=(-Dmeshdns.dns.upstreams=127.0.0.1:"$up" -Dmeshdns.dns.cache.max-entries=$((records * 10 > 100000 ? records * 10 : 100000)))
   fi
   local gc=()
