@@ -30,10 +30,14 @@ final class Responses {
 
     /**
      * Turns an upstream response into ours, in place: the client's ID, question (its exact case) and
-     * RD/CD bits; no OPT or TSIG, which are hop-by-hop (the listener adds its own OPT).
+     * RD/CD bits; no OPT or TSIG, which are hop-by-hop (the listener adds its own OPT). AA is cleared
+     * and RA set: we relay the answer, we are not its authority (as Unbound does, and as CoreDNS's
+     * cache does for every hit, so a first answer and a cached one carry the same flags).
      */
     static Message toClient(Message upstream, Message query) {
         upstream.getHeader().setID(query.getHeader().getID());
+        upstream.getHeader().unsetFlag(Flags.AA);
+        upstream.getHeader().setFlag(Flags.RA);
         copyQueryFlags(query, upstream);
         List<Record> hopByHop = new ArrayList<>(1);
         for (Record r : upstream.getSection(Section.ADDITIONAL)) {

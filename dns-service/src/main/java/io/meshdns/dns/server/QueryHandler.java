@@ -4,6 +4,7 @@ import io.meshdns.dns.answer.Answerer;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Outcome;
 import io.meshdns.dns.forward.Forwarder;
+import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -30,6 +31,8 @@ public class QueryHandler implements RequestHandler {
     Instance<Forwarder> forwarder;
     @Inject
     AnswererHolder answerer;
+    @Inject
+    MeshNaming mesh;
 
     @Override
     public int opcode() {
@@ -40,12 +43,34 @@ public class QueryHandler implements RequestHandler {
     public CompletionStage<Reply> handle(Message request, ClientInfo client) {
         Outcome outcome = answerer.get().answer(store.current(), request, client);
         if (outcome instanceof Outcome.Answer answer) {
-            return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone()));
+            // Mesh naming hook (placeholder, insecure pods, autopath, ExternalName chase, spread): null = unchanged.
+            CompletionStage<Message> adjusted = mesh.hook().adjust(request, client.address(), answer.zone(), answer.response(),
+                    q -> resolve(q, client));
+            if (adjusted == null) {
+                return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone()));
+            }
+            return adjusted.thenApply(response -> new Reply(response, answer.zone()));
+        }
+        return notOurs(request).thenApply(response -> new Reply(response, NO_ZONE));
+    }
+
+    /** The pipeline without the mesh hook, for the hook's own sub-queries (autopath, CNAME targets). */
+    private CompletionStage<Message> resolve(Message query, ClientInfo client) {
+        Outcome outcome = answerer.get().answer(store.current(), query, client);
+        if (outcome instanceof Outcome.Answer answer) {
+            return CompletableFuture.completedFuture(answer.response());
+        }
+        return notOurs(query);
+    }
+
+    private CompletionStage<Message> notOurs(Message request) {
+        Message wildcardHost = mesh.hook().beforeForward(request, () -> answerer.get().error(request, Rcode.NOERROR));
+        if (wildcardHost != null) {
+            return CompletableFuture.completedFuture(wildcardHost);
         }
         if (forwarder.isResolvable()) {
-            return forwarder.get().forward(request).thenApply(response -> new Reply(response, NO_ZONE));
+            return forwarder.get().forward(request);
         }
-        Message refused = answerer.get().error(request, Rcode.REFUSED);
-        return CompletableFuture.completedFuture(new Reply(refused, NO_ZONE));
+        return CompletableFuture.completedFuture(answerer.get().error(request, Rcode.REFUSED));
     }
 }

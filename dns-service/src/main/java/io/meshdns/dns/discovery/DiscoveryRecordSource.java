@@ -1,0 +1,203 @@
+package io.meshdns.dns.discovery;
+
+import io.meshdns.dns.kubernetes.MeshNaming;
+import io.meshdns.dns.kubernetes.MeshZones;
+import io.meshdns.dns.snapshot.RecordSource;
+import io.meshdns.dns.snapshot.ZoneContent;
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogSnapshot;
+import io.meshdns.model.WatchEvent;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The catalog as a {@link RecordSource}: the persisted snapshot file first (a restarted node serves before
+ * discovery answers), then the live feed (HTTP watch or the in-process event bus). Every change is applied,
+ * compiled by {@link MeshNaming} and published on one "catalog" thread, in order, off the event loop; the
+ * snapshot file is rewritten (debounced, atomically) after changes.
+ */
+@ApplicationScoped
+public class DiscoveryRecordSource implements RecordSource, CatalogSink {
+    private static final Logger LOG = Logger.getLogger(DiscoveryRecordSource.class);
+
+    private final DiscoveryClientConfig config;
+    private final MeshNaming naming;
+    private final Vertx vertx;
+    private final MeterRegistry registry;
+
+    private final CatalogFollower follower = new CatalogFollower();
+    private final AtomicLong versionGauge = new AtomicLong(-1);
+    private final AtomicInteger connectedGauge = new AtomicInteger();
+    private ScheduledExecutorService catalogThread;
+    private Consumer<List<ZoneContent>> publish;
+    private SnapshotFile snapshotFile;
+    private HttpCatalogFeed httpFeed;
+    private EventBusCatalogFeed busFeed;
+    private Counter reconnects;
+    private Timer applyTimer;
+    private volatile boolean loaded;
+    private boolean persistScheduled;
+
+    @Inject
+    public DiscoveryRecordSource(DiscoveryClientConfig config, MeshNaming naming, Vertx vertx, MeterRegistry registry) {
+        this.config = config;
+        this.naming = naming;
+        this.vertx = vertx;
+        this.registry = registry;
+    }
+
+    @Override
+    public String id() {
+        return "discovery:" + config.discoveryUrl().orElse(config.snapshotFile().map(f -> "file:" + f).orElse("none"));
+    }
+
+    /** Whether this node needs a catalog at all (a discovery feed or a snapshot file is configured). */
+    public boolean configured() {
+        return config.discoveryUrl().isPresent() || config.snapshotFile().isPresent();
+    }
+
+    /** True once any catalog (file or network) has been published. */
+    public boolean loaded() {
+        return loaded;
+    }
+
+    @Override
+    public synchronized void start(Consumer<List<ZoneContent>> publish) throws Exception {
+        this.publish = publish;
+        registry.gauge("meshdns.discovery.client.version", versionGauge);
+        registry.gauge("meshdns.discovery.client.connected", connectedGauge);
+        reconnects = Counter.builder("meshdns.discovery.client.reconnects").description("Reconnects of the discovery feed").register(registry);
+        applyTimer = Timer.builder("meshdns.discovery.client.apply").description("Apply, compile and publish of one catalog change")
+                .register(registry);
+        catalogThread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "meshdns-catalog");
+            t.setDaemon(true);
+            return t;
+        });
+        if (!configured()) {
+            publish.accept(List.of()); // no catalog: cluster.local is not ours, it forwards like any other name
+            return;
+        }
+        config.snapshotFile().ifPresent(f -> snapshotFile = new SnapshotFile(Path.of(f)));
+        if (snapshotFile != null) {
+            try {
+                CatalogSnapshot stored = snapshotFile.load();
+                if (stored != null) {
+                    // Synchronously: the node serves the last known catalog before any network round trip.
+                    offer(() -> WatchEvent.of(stored)).toCompletableFuture().get();
+                    LOG.infof("serving the persisted catalog version %d from %s", stored.version(), snapshotFile.path());
+                } else {
+                    LOG.infof("no snapshot file at %s yet", snapshotFile.path());
+                }
+            } catch (Exception e) {
+                LOG.warnf("ignoring unreadable snapshot file %s: %s", snapshotFile.path(), e.getMessage());
+            }
+        }
+        String url = config.discoveryUrl().orElse(null);
+        if (url == null) {
+            if (!loaded) publish.accept(List.of());
+            loaded = true; // a file-only node is as ready as its file makes it
+            return;
+        }
+        if (DiscoveryClientConfig.EVENT_BUS.equalsIgnoreCase(url)) {
+            busFeed = new EventBusCatalogFeed(vertx, this, config.discovery().backoffInitial(), config.discovery().backoffMax());
+            busFeed.start();
+        } else {
+            httpFeed = new HttpCatalogFeed(vertx, url, config.discoveryToken().orElse(null), config.discovery().backoffInitial(),
+                    config.discovery().backoffMax(), config.discovery().idleTimeout(), this);
+            httpFeed.start();
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (httpFeed != null) httpFeed.stop();
+        if (busFeed != null) busFeed.stop();
+        if (catalogThread != null) {
+            try {
+                catalogThread.submit(this::persistNow).get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debugf("final snapshot persist skipped: %s", e.getMessage());
+            }
+            catalogThread.shutdownNow();
+        }
+    }
+
+    @Override
+    public CompletionStage<CatalogFollower.Outcome> offer(Callable<WatchEvent> decode) {
+        CompletableFuture<CatalogFollower.Outcome> result = new CompletableFuture<>();
+        catalogThread.execute(() -> {
+            try {
+                WatchEvent event = decode.call();
+                long start = System.nanoTime();
+                CatalogFollower.Outcome outcome = follower.accept(event);
+                if (outcome == CatalogFollower.Outcome.CHANGED) {
+                    publish(follower.catalog());
+                    applyTimer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                }
+                result.complete(outcome);
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        });
+        return result;
+    }
+
+    private void publish(Catalog catalog) {
+        MeshZones zones = naming.compile(catalog);
+        publish.accept(zones.zones());
+        naming.activate(zones.index());
+        versionGauge.set(catalog.version());
+        loaded = true;
+        schedulePersist();
+    }
+
+    private void schedulePersist() {
+        if (snapshotFile == null || config.discoveryUrl().isEmpty() || persistScheduled) return;
+        persistScheduled = true;
+        catalogThread.schedule(this::persistNow, config.discovery().persistDelay().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void persistNow() {
+        persistScheduled = false;
+        Catalog c = follower.catalog();
+        if (snapshotFile == null || config.discoveryUrl().isEmpty() || c == null) return;
+        try {
+            snapshotFile.write(c.toSnapshot());
+        } catch (Exception e) {
+            LOG.warnf("could not persist the catalog to %s: %s", snapshotFile.path(), e.getMessage());
+        }
+    }
+
+    @Override
+    public long version() {
+        return follower.version();
+    }
+
+    @Override
+    public void connected(boolean up) {
+        connectedGauge.set(up ? 1 : 0);
+    }
+
+    @Override
+    public void reconnecting() {
+        reconnects.increment();
+    }
+}

@@ -1,0 +1,85 @@
+package io.meshdns.dns.kubernetes;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Kubernetes / mesh naming keys (issue 4). Strings are parsed by {@link MeshNaming} so that a bad value
+ * fails at start with a message naming its key.
+ */
+@ConfigMapping(prefix = "meshdns.dns")
+public interface KubernetesDnsConfig {
+
+    /** {@code meshdns.dns.cluster-domain}. */
+    @WithDefault("cluster.local")
+    String clusterDomain();
+
+    /** {@code meshdns.dns.clusterset-domain}: the MCS domain. */
+    @WithDefault("clusterset.local")
+    String clustersetDomain();
+
+    /**
+     * {@code meshdns.dns.cluster-name}: this node's cluster, exactly as discovery names it
+     * ({@code meshdns.discovery.cluster-name}). Unset: the cluster the catalog marks local.
+     */
+    Optional<String> clusterName();
+
+    /** {@code meshdns.dns.remote-service-policy}: cluster-ip, gateway or placeholder. */
+    @WithDefault("cluster-ip")
+    String remoteServicePolicy();
+
+    /** {@code meshdns.dns.cluster-gateways.<cluster>=ip,ip}: east-west gateway addresses, overriding discovery's. */
+    Map<String, String> clusterGateways();
+
+    /** {@code meshdns.dns.pods}: disabled, insecure or verified. */
+    @WithDefault("disabled")
+    String pods();
+
+    Kubernetes kubernetes();
+
+    Multicluster multicluster();
+
+    Placeholder placeholder();
+
+    Autopath autopath();
+
+    interface Kubernetes {
+        /** {@code meshdns.dns.kubernetes.ttl}. */
+        @WithDefault("5")
+        long ttl();
+    }
+
+    interface Multicluster {
+        /** {@code meshdns.dns.multicluster.spread}: shuffle, round-robin or none. */
+        @WithDefault("shuffle")
+        String spread();
+    }
+
+    interface Placeholder {
+        /** {@code meshdns.dns.placeholder.enabled}. */
+        @WithDefault("false")
+        boolean enabled();
+
+        /** {@code meshdns.dns.placeholder.ipv4}. */
+        Optional<String> ipv4();
+
+        /** {@code meshdns.dns.placeholder.service-entry-suffixes}, e.g. {@code service.entry}. */
+        Optional<List<String>> serviceEntrySuffixes();
+
+        /** {@code meshdns.dns.placeholder.ttl}. */
+        @WithDefault("60")
+        long ttl();
+    }
+
+    interface Autopath {
+        /** {@code meshdns.dns.autopath.enabled}. */
+        @WithName("enabled")
+        @WithDefault("false")
+        boolean enabled();
+    }
+}

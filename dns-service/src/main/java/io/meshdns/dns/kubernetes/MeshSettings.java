@@ -1,0 +1,106 @@
+package io.meshdns.dns.kubernetes;
+
+import org.xbill.DNS.Name;
+
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The node's naming policy, as plain values: what {@link MeshZoneCompiler} and {@link MeshAnswerPolicy}
+ * need, already validated (built from {@link KubernetesDnsConfig} at start, or directly in tests).
+ *
+ * @param clusterDomain        the Kubernetes cluster domain, e.g. {@code cluster.local.}
+ * @param clustersetDomain     the MCS domain, {@code clusterset.local.}
+ * @param localCluster         the local cluster's name; null means "the cluster the catalog marks local",
+ *                             and when the catalog marks none, every cluster counts as local
+ * @param remotePolicy         what a service that exists only in remote clusters answers
+ * @param gatewayOverrides     east-west gateway addresses per cluster, overriding the catalog's
+ * @param pods                 pod A records mode
+ * @param ttl                  TTL of every compiled record
+ * @param spread               answer-time order of multi-cluster RRsets
+ * @param placeholder          the lazyload placeholder policy
+ * @param autopath             answer the first search-path expansion in one round trip
+ */
+public record MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
+                           RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
+                           PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath) {
+
+    public MeshSettings {
+        gatewayOverrides = Map.copyOf(gatewayOverrides);
+        if (remotePolicy == RemoteServicePolicy.PLACEHOLDER && placeholder.ipv4() == null) {
+            throw new IllegalArgumentException("meshdns.dns.remote-service-policy=placeholder needs meshdns.dns.placeholder.ipv4");
+        }
+        if (placeholder.enabled() && placeholder.ipv4() == null) {
+            throw new IllegalArgumentException("meshdns.dns.placeholder.ipv4 is required when meshdns.dns.placeholder.enabled=true");
+        }
+    }
+
+    /** Defaults: cluster.local, remote ClusterIPs, pods disabled, TTL 5, shuffle, no placeholder, no autopath. */
+    public static MeshSettings defaults() {
+        return new MeshSettings(Names.absolute("cluster.local"), Names.absolute("clusterset.local"), null,
+                RemoteServicePolicy.CLUSTER_IP, Map.of(), PodRecords.DISABLED, 5, Spread.SHUFFLE,
+                Placeholder.DISABLED, false);
+    }
+
+    public MeshSettings withLocalCluster(String cluster) {
+        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath);
+    }
+
+    public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath);
+    }
+
+    public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath);
+    }
+
+    public MeshSettings withPods(PodRecords p) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath);
+    }
+
+    public MeshSettings withSpread(Spread s) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath);
+    }
+
+    public MeshSettings withPlaceholder(Placeholder p) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath);
+    }
+
+    public MeshSettings withAutopath(boolean a) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a);
+    }
+
+    /** {@code meshdns.dns.remote-service-policy}. */
+    public enum RemoteServicePolicy {
+        /** The remote clusters' ClusterIPs (Istio multi-primary: the sidecar routes them). */
+        CLUSTER_IP,
+        /** The remote clusters' east-west gateway addresses. */
+        GATEWAY,
+        /** The placeholder address: the mesh's global sidecar routes by host name. */
+        PLACEHOLDER
+    }
+
+    /** {@code meshdns.dns.pods}, as CoreDNS's kubernetes plugin names the modes. */
+    public enum PodRecords {
+        DISABLED, INSECURE, VERIFIED
+    }
+
+    /** {@code meshdns.dns.multicluster.spread}. */
+    public enum Spread {
+        SHUFFLE, ROUND_ROBIN, NONE
+    }
+
+    /**
+     * The lazyload placeholder. {@code serviceEntrySuffixes} are zones the mesh owns (e.g. {@code service.entry.}):
+     * every name under them without a ServiceEntry answers the placeholder.
+     */
+    public record Placeholder(boolean enabled, Inet4Address ipv4, List<Name> serviceEntrySuffixes, long ttl) {
+        public static final Placeholder DISABLED = new Placeholder(false, null, List.of(), 60);
+
+        public Placeholder {
+            serviceEntrySuffixes = List.copyOf(serviceEntrySuffixes);
+        }
+    }
+}

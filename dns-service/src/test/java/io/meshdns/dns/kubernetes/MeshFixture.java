@@ -1,0 +1,79 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.CatalogSnapshot;
+import io.meshdns.model.ClusterStatus;
+import io.meshdns.model.EndpointAddress;
+import io.meshdns.model.PortSpec;
+import io.meshdns.model.ServiceType;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A two-cluster catalog ("east" local, "west" remote) exercising every naming rule; used by the pure
+ * compile tests and, written to a snapshot file, by the UDP conformance suite.
+ */
+public final class MeshFixture {
+    private MeshFixture() {
+    }
+
+    public static CatalogSnapshot snapshot() {
+        PortSpec http = new PortSpec("http", "TCP", 80);
+        PortSpec dns = new PortSpec("dns", "UDP", 53);
+        PortSpec unnamed = new PortSpec("", "TCP", 9000);
+        List<CatalogEntry> e = List.of(
+                new CatalogEntry.Namespace("east", "default"),
+                new CatalogEntry.Namespace("east", "shop"),
+                new CatalogEntry.Namespace("west", "billing"),
+                new CatalogEntry.Namespace("west", "shop"),
+                // ClusterIP, dual stack, named + unnamed ports
+                new CatalogEntry.Service("east", "shop", "web", ServiceType.CLUSTER_IP, List.of("10.96.0.10", "fd00:96::10"), null,
+                        List.of(http, unnamed), List.of()),
+                // the same name in west: local wins for cluster.local, merged for clusterset.local
+                new CatalogEntry.Service("west", "shop", "web", ServiceType.CLUSTER_IP, List.of("10.112.0.10"), null,
+                        List.of(http), List.of()),
+                // headless with endpoints: one with hostname, one without, one not ready
+                new CatalogEntry.Service("east", "shop", "db", ServiceType.CLUSTER_IP, List.of(), null, List.of(new PortSpec("pg", "TCP", 5432)), List.of()),
+                new CatalogEntry.EndpointSlice("east", "shop", "db-abc", "db", "IPv4", List.of(
+                        new EndpointAddress(List.of("10.1.0.5"), "db-0", true, "n1", "db-0"),
+                        new EndpointAddress(List.of("10.1.0.6"), null, true, "n1", "db-x"),
+                        new EndpointAddress(List.of("10.1.0.7"), "db-2", false, "n1", "db-2")),
+                        List.of(new PortSpec("pg", "TCP", 15432))),
+                new CatalogEntry.Service("west", "shop", "db", ServiceType.CLUSTER_IP, List.of(), null, List.of(new PortSpec("pg", "TCP", 5432)), List.of()),
+                new CatalogEntry.EndpointSlice("west", "shop", "db-w", "db", "IPv4", List.of(
+                        new EndpointAddress(List.of("10.2.0.5"), "db-0", true, "w1", "db-0")), List.of(new PortSpec("pg", "TCP", 5432))),
+                // empty headless
+                new CatalogEntry.Service("east", "shop", "empty", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of()),
+                // ExternalName
+                new CatalogEntry.Service("east", "shop", "ext", ServiceType.EXTERNAL_NAME, List.of(), "upstream.example.", List.of(), List.of()),
+                // remote only, in two remote-ish clusters (west, north)
+                new CatalogEntry.Service("west", "billing", "pay", ServiceType.CLUSTER_IP, List.of("10.112.0.20"), null, List.of(http), List.of()),
+                new CatalogEntry.Service("north", "billing", "pay", ServiceType.CLUSTER_IP, List.of("10.128.0.20"), null, List.of(http), List.of()),
+                // DNS-ish service with a UDP named port
+                new CatalogEntry.Service("east", "default", "kube-dns", ServiceType.CLUSTER_IP, List.of("10.96.0.53"), null, List.of(dns), List.of()),
+                new CatalogEntry.Pod("east", "shop", "client-0", List.of("127.0.0.1")),
+                new CatalogEntry.Pod("east", "shop", "web-0", List.of("10.1.0.9")),
+                new CatalogEntry.Pod("west", "shop", "web-w", List.of("10.2.0.9")),
+                new CatalogEntry.ServiceEntry("east", "shop", "api", List.of("api.example.com", "*.wild.example.com"),
+                        List.of("192.0.2.10"), "STATIC", List.of(), List.of(http), Map.of()),
+                new CatalogEntry.ServiceEntry("east", "shop", "vip", List.of("vip.partner.test"), List.of(), "DNS", List.of(),
+                        List.of(http), Map.of("vip.partner.test", List.of("240.240.0.7", "2001:2::7"))),
+                new CatalogEntry.ServiceEntry("east", "shop", "eps", List.of("eps.partner.test"), List.of(), "DNS",
+                        List.of("198.51.100.1", "backend.partner.test"), List.of(http), Map.of()),
+                new CatalogEntry.ServiceEntry("east", "shop", "lazy", List.of("known.service.entry"), List.of("192.0.2.77"), "STATIC",
+                        List.of(), List.of(http), Map.of()),
+                new CatalogEntry.ServiceImport("east", "shop", "cart", "ClusterSetIP", List.of("10.200.0.1"), List.of(http)),
+                new CatalogEntry.Service("west", "shop", "cart", ServiceType.CLUSTER_IP, List.of("10.112.0.30"), null, List.of(http), List.of()));
+        List<ClusterStatus> clusters = List.of(
+                new ClusterStatus("east", true, false, 1L, List.of("203.0.113.1")),
+                new ClusterStatus("west", false, false, 1L, List.of("203.0.113.2")),
+                new ClusterStatus("north", false, false, 1L, List.of()));
+        return new CatalogSnapshot(CatalogSnapshot.FORMAT_VERSION, 42, clusters, e);
+    }
+
+    public static Catalog catalog() {
+        return Catalog.of(snapshot());
+    }
+}

@@ -1,0 +1,183 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.dns.snapshot.ZoneContent;
+import io.meshdns.model.Catalog;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Type;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Pure tests of the catalog → records rules. */
+class MeshZoneCompilerTest {
+    private static final MeshSettings BASE = MeshSettings.defaults();
+
+    private static MeshZones compile(MeshSettings s) {
+        return new MeshZoneCompiler(s).compile(MeshFixture.catalog());
+    }
+
+    /** The rdata of every record at {@code name} of {@code type}, across all zones, sorted. */
+    private static Set<String> rr(MeshZones z, String name, int type) {
+        Name n = Names.absolute(name);
+        return z.zones().stream().flatMap(c -> c.records().stream())
+                .filter(r -> r.getName().equals(n) && r.getType() == type)
+                .map(r -> r instanceof org.xbill.DNS.AAAARecord a ? Names.compressedV6(a.getAddress()) : r.rdataToString()).collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static ZoneContent zone(MeshZones z, String origin) {
+        Name o = Names.absolute(origin);
+        return z.zones().stream().filter(c -> c.origin().equals(o)).findFirst().orElse(null);
+    }
+
+    @Test
+    void clusterIpServiceHasEveryClusterIpAndSrvForNamedPortsOnly() {
+        MeshZones z = compile(BASE);
+        assertEquals(Set.of("10.96.0.10"), rr(z, "web.shop.svc.cluster.local", Type.A));
+        assertEquals(Set.of("fd00:96::10"), rr(z, "web.shop.svc.cluster.local", Type.AAAA));
+        assertEquals(Set.of("0 100 80 web.shop.svc.cluster.local."), rr(z, "_http._tcp.web.shop.svc.cluster.local", Type.SRV));
+        assertEquals(Set.of("0 100 53 kube-dns.default.svc.cluster.local."), rr(z, "_dns._udp.kube-dns.default.svc.cluster.local", Type.SRV));
+        long srvCount = zone(z, "cluster.local").records().stream().filter(r -> r.getType() == Type.SRV
+                && r.getName().subdomain(Names.absolute("web.shop.svc.cluster.local"))).count();
+        assertEquals(1, srvCount, "the unnamed port has no SRV");
+    }
+
+    @Test
+    void headlessServiceAnswersReadyEndpointsAndPerEndpointNames() {
+        MeshZones z = compile(BASE);
+        assertEquals(Set.of("10.1.0.5", "10.1.0.6"), rr(z, "db.shop.svc.cluster.local", Type.A), "local wins, unready left out");
+        assertEquals(Set.of("10.1.0.5"), rr(z, "db-0.db.shop.svc.cluster.local", Type.A));
+        assertEquals(Set.of("10.1.0.6"), rr(z, "10-1-0-6.db.shop.svc.cluster.local", Type.A), "generated hostname");
+        assertEquals(Set.of(), rr(z, "db-2.db.shop.svc.cluster.local", Type.A));
+        assertEquals(Set.of("0 100 15432 db-0.db.shop.svc.cluster.local.", "0 100 15432 10-1-0-6.db.shop.svc.cluster.local."),
+                rr(z, "_pg._tcp.db.shop.svc.cluster.local", Type.SRV), "endpoint port, one SRV per endpoint");
+    }
+
+    @Test
+    void emptyHeadlessServiceHasNoNameAndExternalNameIsACname() {
+        MeshZones z = compile(BASE);
+        assertTrue(zone(z, "cluster.local").records().stream().noneMatch(r -> r.getName().equals(Names.absolute("empty.shop.svc.cluster.local"))));
+        assertEquals(Set.of("upstream.example."), rr(z, "ext.shop.svc.cluster.local", Type.CNAME));
+    }
+
+    @Test
+    void ptrOnlyForLocalIpsInNonAuthoritativeReverseZones() {
+        MeshZones z = compile(BASE);
+        assertEquals(Set.of("web.shop.svc.cluster.local."), rr(z, "10.0.96.10.in-addr.arpa", Type.PTR));
+        assertEquals(Set.of("db-0.db.shop.svc.cluster.local."), rr(z, "5.0.1.10.in-addr.arpa", Type.PTR));
+        assertEquals(Set.of(), rr(z, "20.0.112.10.in-addr.arpa", Type.PTR), "remote ClusterIPs get no PTR");
+        assertFalse(zone(z, "in-addr.arpa").authoritative());
+        assertFalse(zone(z, "ip6.arpa").authoritative());
+        assertEquals(1, rr(z, "0.1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.6.9.0.0.0.0.d.f.ip6.arpa", Type.PTR).size());
+    }
+
+    @Test
+    void everyZoneHasExactlyOneSoaAtItsApex() {
+        for (ZoneContent c : compile(BASE.withPlaceholder(new MeshSettings.Placeholder(true, (java.net.Inet4Address) Names.ip("1.1.1.2"),
+                List.of(Names.absolute("service.entry")), 60))).zones()) {
+            List<Record> soas = c.records().stream().filter(r -> r.getType() == Type.SOA).toList();
+            assertEquals(1, soas.size(), c.origin().toString());
+            assertEquals(c.origin(), soas.get(0).getName());
+        }
+        assertEquals(Set.of("\"" + MeshZoneCompiler.DNS_SCHEMA_VERSION + "\""), rr(compile(BASE), "dns-version.cluster.local", Type.TXT));
+    }
+
+    @Test
+    void remoteOnlyServiceFollowsThePolicy() {
+        assertEquals(Set.of("10.112.0.20", "10.128.0.20"), rr(compile(BASE), "pay.billing.svc.cluster.local", Type.A));
+        assertTrue(compile(BASE).index().spreadNames().contains(Names.absolute("pay.billing.svc.cluster.local")));
+        MeshZones gw = compile(BASE.withRemotePolicy(MeshSettings.RemoteServicePolicy.GATEWAY));
+        assertEquals(Set.of("203.0.113.2"), rr(gw, "pay.billing.svc.cluster.local", Type.A), "north has no gateway");
+        MeshZones over = compile(BASE.withRemotePolicy(MeshSettings.RemoteServicePolicy.GATEWAY)
+                .withGatewayOverrides(Map.of("north", List.of(Names.ip("203.0.113.9")))));
+        assertEquals(Set.of("203.0.113.2", "203.0.113.9"), rr(over, "pay.billing.svc.cluster.local", Type.A));
+        MeshZones ph = compile(BASE.withPlaceholder(new MeshSettings.Placeholder(false, (java.net.Inet4Address) Names.ip("1.1.1.2"), List.of(), 60))
+                .withRemotePolicy(MeshSettings.RemoteServicePolicy.PLACEHOLDER));
+        assertEquals(Set.of("1.1.1.2"), rr(ph, "pay.billing.svc.cluster.local", Type.A));
+        assertEquals(Set.of(), rr(ph, "pay.billing.svc.cluster.local", Type.AAAA));
+        // the local service still wins under every policy
+        assertEquals(Set.of("10.96.0.10"), rr(gw, "web.shop.svc.cluster.local", Type.A));
+    }
+
+    @Test
+    void clustersetMergesClustersAndPicksOneCluster() {
+        MeshZones z = compile(BASE);
+        assertEquals(Set.of("10.96.0.10", "10.112.0.10"), rr(z, "web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.112.0.10"), rr(z, "west.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.96.0.10"), rr(z, "east.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.200.0.1"), rr(z, "cart.shop.svc.clusterset.local", Type.A), "ServiceImport IP wins");
+        assertEquals(Set.of("10.1.0.5", "10.1.0.6", "10.2.0.5"), rr(z, "db.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.2.0.5"), rr(z, "db-0.west.db.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.1.0.5"), rr(z, "db-0.east.db.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.2.0.5"), rr(z, "west.db.shop.svc.clusterset.local", Type.A));
+        assertTrue(rr(z, "_pg._tcp.db.shop.svc.clusterset.local", Type.SRV).contains("0 100 5432 db-0.west.db.shop.svc.clusterset.local."));
+        assertEquals(Set.of(), rr(z, "ext.shop.svc.clusterset.local", Type.CNAME), "ExternalName is not exported");
+    }
+
+    @Test
+    void podRecordsOnlyInVerifiedModeAndOnlyLocalPods() {
+        assertEquals(Set.of(), rr(compile(BASE), "10-1-0-9.shop.pod.cluster.local", Type.A));
+        MeshZones v = compile(BASE.withPods(MeshSettings.PodRecords.VERIFIED));
+        assertEquals(Set.of("10.1.0.9"), rr(v, "10-1-0-9.shop.pod.cluster.local", Type.A));
+        assertEquals(Set.of(), rr(v, "10-2-0-9.shop.pod.cluster.local", Type.A));
+        assertEquals("shop", v.index().podNamespaceByIp().get(Names.ip("10.1.0.9")));
+    }
+
+    @Test
+    void serviceEntryHostsAnswerAddressesThenVipsThenIpEndpoints() {
+        MeshZones z = compile(BASE);
+        assertEquals(Set.of("192.0.2.10"), rr(z, "api.example.com", Type.A));
+        assertEquals(Set.of("192.0.2.10"), rr(z, "*.wild.example.com", Type.A));
+        assertEquals(Set.of("240.240.0.7"), rr(z, "vip.partner.test", Type.A));
+        assertEquals(Set.of("2001:2::7"), rr(z, "vip.partner.test", Type.AAAA));
+        assertEquals(Set.of("198.51.100.1"), rr(z, "eps.partner.test", Type.A), "hostname endpoints are not addresses");
+        ZoneContent host = zone(z, "api.example.com");
+        assertNotNull(host);
+        assertFalse(host.authoritative());
+        assertNotNull(zone(z, "wild.example.com"));
+    }
+
+    @Test
+    void placeholderSuffixBecomesAnAuthoritativeZoneHoldingItsServiceEntries() {
+        MeshZones z = compile(BASE.withPlaceholder(new MeshSettings.Placeholder(true, (java.net.Inet4Address) Names.ip("1.1.1.2"),
+                List.of(Names.absolute("service.entry")), 60)));
+        ZoneContent suffix = zone(z, "service.entry");
+        assertTrue(suffix.authoritative());
+        assertEquals(Set.of("192.0.2.77"), rr(z, "known.service.entry", Type.A));
+        assertEquals(1, z.zones().stream().filter(c -> c.records().stream().anyMatch(r -> r.getName().equals(Names.absolute("known.service.entry")))).count());
+    }
+
+    @Test
+    void localClusterComesFromConfigOverTheCatalog() {
+        MeshZones z = compile(BASE.withLocalCluster("west"));
+        assertEquals(Set.of("10.112.0.10"), rr(z, "web.shop.svc.cluster.local", Type.A));
+        assertEquals(Set.of("10.2.0.5"), rr(z, "db.shop.svc.cluster.local", Type.A));
+        assertEquals("shop", z.index().podNamespaceByIp().get(Names.ip("10.2.0.9")));
+    }
+
+    @Test
+    void compileIsDeterministic() {
+        Catalog c = MeshFixture.catalog();
+        assertEquals(new MeshZoneCompiler(BASE).compile(c).zones(), new MeshZoneCompiler(BASE).compile(Catalog.of(c.toSnapshot())).zones());
+    }
+
+    @Test
+    void dashedNamesRoundTrip() {
+        for (String ip : List.of("10.1.2.3", "fd00::1", "2001:db8:0:1::5")) {
+            InetAddress a = Names.ip(ip);
+            assertEquals(a, Names.undashed(Names.dashed(a)), ip);
+        }
+        assertEquals("fd00--1", Names.dashed(Names.ip("fd00::1")));
+        assertEquals(null, Names.undashed("www"));
+    }
+}
