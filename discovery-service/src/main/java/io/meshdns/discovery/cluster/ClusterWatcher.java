@@ -44,7 +44,8 @@ public final class ClusterWatcher implements AutoCloseable {
                           Duration staleAfter, Duration resync, Duration crdRetry) {
     }
 
-    private record Watched(Kind kind, String apiVersion, SharedIndexInformer<? extends HasMetadata> informer) {
+    private record Watched(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory,
+                           SharedIndexInformer<HasMetadata> informer) {
     }
 
     private final String cluster;
@@ -147,6 +148,7 @@ public final class ClusterWatcher implements AutoCloseable {
                 aggregator.updateCluster(status());
                 LOG.warnf("cluster %s: no healthy watch for %s, marked stale (its last known state is still served)",
                         cluster, options.staleAfter());
+                if (initialSynced) restartInformers();
             }
         });
     }
@@ -227,21 +229,42 @@ public final class ClusterWatcher implements AutoCloseable {
         }
     }
 
-    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> factory) {
-        SharedIndexInformer<T> informer = factory.apply(client);
-        informer.addEventHandler(new ResourceEventHandler<T>() {
+    /**
+     * After a stale period we do not trust a watch resumed from an old resourceVersion (a restored
+     * or replaced API server may accept it and never replay what changed): fresh informers list
+     * everything again, and the reconcile after their sync removes what disappeared meanwhile.
+     * Until then the catalog keeps the last known state.
+     */
+    private void restartInformers() {
+        List<Watched> old = new ArrayList<>(watched);
+        watched.clear();
+        for (Watched w : old) {
+            try {
+                w.informer().stop();
+            } catch (RuntimeException e) {
+                LOG.debugf("cluster %s: stopping %s informer: %s", cluster, w.kind(), e.getMessage());
+            }
+            watch(w.kind(), w.apiVersion(), w.factory());
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> typedFactory) {
+        Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory = (Function) typedFactory;
+        SharedIndexInformer<HasMetadata> informer = factory.apply(client);
+        informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
             @Override
-            public void onAdd(T obj) {
+            public void onAdd(HasMetadata obj) {
                 thread.execute(() -> apply(kind, obj));
             }
 
             @Override
-            public void onUpdate(T oldObj, T newObj) {
+            public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
                 thread.execute(() -> apply(kind, newObj));
             }
 
             @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+            public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
                 thread.execute(() -> remove(kind, obj));
             }
         });
@@ -251,9 +274,11 @@ public final class ClusterWatcher implements AutoCloseable {
             return true;
         });
         informer.start().whenComplete((v, err) -> {
-            if (err != null) LOG.warnf("cluster %s: %s (%s) informer stopped: %s", cluster, kind, apiVersion, err.getMessage());
+            if (err != null && !closed && informer.isRunning()) {
+                LOG.warnf("cluster %s: %s (%s) informer failed: %s", cluster, kind, apiVersion, err.getMessage());
+            }
         });
-        watched.add(new Watched(kind, apiVersion, informer));
+        watched.add(new Watched(kind, apiVersion, factory, informer));
         LOG.debugf("cluster %s: watching %s (%s)", cluster, kind, apiVersion);
     }
 

@@ -94,8 +94,9 @@ public final class MeshZoneCompiler {
     private final class ZoneBuilder {
         final Name origin;
         final boolean authoritative;
-        final LinkedHashSet<Record> records = new LinkedHashSet<>();
-        final Set<Name> owners = new HashSet<>();
+        // A list, not a set: Record.hashCode encodes the record to wire form on every call, and duplicates are
+        // harmless (the snapshot's RRsets drop them). The emitters avoid producing them in the first place.
+        final List<Record> records = new ArrayList<>();
 
         ZoneBuilder(Name origin, boolean authoritative) {
             this.origin = origin;
@@ -104,7 +105,6 @@ public final class MeshZoneCompiler {
 
         void add(Record r) {
             records.add(r);
-            owners.add(r.getName());
         }
 
         ZoneContent build(long serial) {
@@ -127,10 +127,11 @@ public final class MeshZoneCompiler {
         final ZoneBuilder reverse6 = new ZoneBuilder(IP6_ARPA, false);
         final Map<Name, ZoneBuilder> suffixZones = new LinkedHashMap<>();
         final Map<Name, ZoneBuilder> hostZones = new TreeMap<>();
-        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>();
+        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>(); // few: a set is fine here
         final Set<String> namespaces = new HashSet<>();
         final Map<InetAddress, String> podNamespaceByIp = new HashMap<>();
         final Set<Name> spreadNames = new HashSet<>();
+        final Set<Name> serviceNames = new HashSet<>();
         final List<String> warnings = new ArrayList<>();
         final Map<String, List<InetAddress>> gateways = new HashMap<>();
 
@@ -189,13 +190,14 @@ public final class MeshZoneCompiler {
             }
             clusterZone.add(new TXTRecord(Names.under("dns-version", zone), DClass.IN, ttl, DNS_SCHEMA_VERSION));
             for (ServiceGroup g : groups.values()) {
-                Name base = Names.under(g.name + "." + g.namespace + ".svc", zone);
+                Name base = Names.child(g.name, nsSuffix(g.namespace, zone));
                 if (base == null) {
                     warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
                     continue;
                 }
+                if (!g.byCluster.isEmpty()) serviceNames.add(base);
                 compileClusterName(g, base);
-                Name setBase = Names.under(g.name + "." + g.namespace + ".svc", clusterset);
+                Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
                 if (setBase != null) compileClustersetName(g, setBase);
             }
             pods.sort((a, b) -> a.ref().compareTo(b.ref()));
@@ -213,7 +215,7 @@ public final class MeshZoneCompiler {
             for (ZoneBuilder z : hostZones.values()) zones.add(z.build(serial));
             Map<Name, List<Record>> wildcards = new HashMap<>();
             wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
-            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, spreadNames, wildcards, catalog.version()), warnings);
+            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcards, catalog.version()), warnings);
         }
 
         // ---- <svc>.<ns>.svc.<cluster-domain> ----
@@ -280,6 +282,7 @@ public final class MeshZoneCompiler {
             List<CatalogEntry.Service> withIps = services.stream().filter(s -> !s.headless() && s.serviceType() != ServiceType.EXTERNAL_NAME).toList();
             if (!withIps.isEmpty()) {
                 Set<String> contributing = new HashSet<>();
+                Set<InetAddress> seen = new HashSet<>();
                 for (CatalogEntry.Service s : withIps) {
                     for (String text : s.clusterIps()) {
                         InetAddress ip = Names.ip(text);
@@ -287,6 +290,7 @@ public final class MeshZoneCompiler {
                             warnings.add("service " + g.namespace + "/" + g.name + ": bad ClusterIP '" + text + "'");
                             continue;
                         }
+                        if (!seen.add(ip)) continue;
                         z.add(address(base, ttl, ip));
                         contributing.add(s.cluster());
                         if (withPtr) ptr(ip, base);
@@ -307,8 +311,9 @@ public final class MeshZoneCompiler {
                           boolean withPtr, boolean clusterLabel) {
             // An empty headless service produces no records at all: the name does not exist (NXDOMAIN).
             Set<String> contributing = new HashSet<>();
+            Set<InetAddress> seen = new HashSet<>();
             for (Endpoint ep : endpoints) {
-                z.add(address(base, ttl, ep.ip));
+                if (seen.add(ep.ip)) z.add(address(base, ttl, ep.ip));
                 contributing.add(ep.cluster);
                 Name host = endpointName(base, ep, clusterLabel);
                 if (host == null) continue;
@@ -325,8 +330,9 @@ public final class MeshZoneCompiler {
         }
 
         Name endpointName(Name base, Endpoint ep, boolean clusterLabel) {
-            String rel = clusterLabel ? ep.hostname + "." + ep.cluster : ep.hostname;
-            return Names.under(rel, base);
+            if (!clusterLabel) return Names.child(ep.hostname, base);
+            Name perCluster = Names.child(ep.cluster.toLowerCase(Locale.ROOT), base);
+            return perCluster == null ? null : Names.child(ep.hostname, perCluster);
         }
 
         /** The endpoint's own port of the same name (the pod's real port: there is no proxy in front of a headless service). */
@@ -346,11 +352,14 @@ public final class MeshZoneCompiler {
         }
 
         Name srvOwner(Name base, PortSpec p) {
-            return Names.under("_" + p.name().toLowerCase(Locale.ROOT) + "._" + p.protocol().toLowerCase(Locale.ROOT), base);
+            Name prefix = srvPrefixes.computeIfAbsent(p.name() + "|" + p.protocol(), k -> relative(
+                    "_" + p.name().toLowerCase(Locale.ROOT) + "._" + p.protocol().toLowerCase(Locale.ROOT)));
+            return prefix == null ? null : Names.concat(prefix, base);
         }
 
         List<Endpoint> readyEndpoints(ServiceGroup g, String cluster) {
             List<Endpoint> out = new ArrayList<>();
+            Set<String> seen = new HashSet<>(); // one endpoint may sit in two slices while they are being rebalanced
             for (CatalogEntry.EndpointSlice slice : g.slicesByCluster.getOrDefault(cluster, List.of())) {
                 for (EndpointAddress ea : slice.endpoints()) {
                     if (!ea.ready()) continue;
@@ -363,7 +372,7 @@ public final class MeshZoneCompiler {
                         String host = ea.hostname() != null && !ea.hostname().isEmpty()
                                 ? ea.hostname().toLowerCase(Locale.ROOT)
                                 : Names.dashed(ip); // the spec's "system-assigned identifier", as CoreDNS makes it
-                        out.add(new Endpoint(cluster, host, ip, slice.ports()));
+                        if (seen.add(host + "/" + text)) out.add(new Endpoint(cluster, host, ip, slice.ports()));
                     }
                 }
             }
@@ -472,20 +481,18 @@ public final class MeshZoneCompiler {
                         continue;
                     }
                     ZoneBuilder z = zoneForHost(owner);
-                    if (z == clusterZone && clusterZone.owners.contains(owner) && !isServiceEntryOwner(owner)) {
+                    if (z == clusterZone && serviceNames.contains(owner)) {
                         continue; // a Kubernetes service of that name wins over a ServiceEntry host
                     }
-                    seOwners.add(owner);
-                    for (InetAddress ip : ips) z.add(address(owner, ttl, ip));
+                    Set<InetAddress> done = seAddresses.computeIfAbsent(owner, k -> new HashSet<>());
+                    for (InetAddress ip : ips) {
+                        if (done.add(ip)) z.add(address(owner, ttl, ip)); // several entries may name one host
+                    }
                 }
             }
         }
 
-        final Set<Name> seOwners = new HashSet<>();
-
-        boolean isServiceEntryOwner(Name owner) {
-            return seOwners.contains(owner);
-        }
+        final Map<Name, Set<InetAddress>> seAddresses = new HashMap<>();
 
         boolean inOurZones(Name owner) {
             if (owner.subdomain(zone) || owner.subdomain(clusterset)) return true;
@@ -519,8 +526,25 @@ public final class MeshZoneCompiler {
             (ip instanceof Inet4Address ? reverse4 : reverse6).add(new PTRRecord(owner, DClass.IN, ttl, target));
         }
 
+        final Map<String, Name> nsSuffixes = new HashMap<>();
+
+        /** {@code <ns>.svc.<domain>}, built once per namespace and domain. */
+        Name nsSuffix(String ns, Name domain) {
+            return nsSuffixes.computeIfAbsent(ns + "|" + domain, k -> Names.under(ns + ".svc", domain));
+        }
+
+        final Map<String, Name> srvPrefixes = new HashMap<>();
+
         ServiceGroup group(Map<String, ServiceGroup> groups, String ns, String name) {
             return groups.computeIfAbsent(ns + "/" + name, k -> new ServiceGroup(ns, name));
+        }
+    }
+
+    private static Name relative(String text) {
+        try {
+            return Name.fromString(text);
+        } catch (org.xbill.DNS.TextParseException e) {
+            return null;
         }
     }
 
