@@ -68,9 +68,27 @@ public final class MeshZoneCompiler {
         return settings;
     }
 
-    public MeshZones compile(Catalog catalog) {
+    /**
+     * Compiles {@code catalog}. Service names whose entries (services, slices, imports in every cluster) are equal
+     * to the previous call's reuse that call's records, so a delta costs a scan of the catalog plus the changed
+     * names only. Synchronized: callers compile from one thread anyway (the catalog thread).
+     */
+    public synchronized MeshZones compile(Catalog catalog) {
         return new Run(catalog).compile();
     }
+
+    /** The records one service name produced, and the entries it produced them from. */
+    private record GroupOutput(Map<String, CatalogEntry.Service> services, Map<String, List<CatalogEntry.EndpointSlice>> slices,
+                               Map<String, CatalogEntry.ServiceImport> imports,
+                               List<Record> cluster, List<Record> clusterset, List<Record> reverse4, List<Record> reverse6,
+                               List<Name> spread, Name serviceName) {
+        boolean sameInput(ServiceGroup g) {
+            return services.equals(g.byCluster) && slices.equals(g.slicesByCluster) && imports.equals(g.imports);
+        }
+    }
+
+    private Map<String, GroupOutput> groupCache = Map.of();
+    private Object cacheContext;
 
     /** The catalog grouped the way names are: one service name (namespace/name) across clusters. */
     private static final class ServiceGroup {
@@ -135,6 +153,8 @@ public final class MeshZoneCompiler {
         final List<String> warnings = new ArrayList<>();
         final Map<String, List<InetAddress>> gateways = new HashMap<>();
 
+        final Object context;
+
         Run(Catalog catalog) {
             this.catalog = catalog;
             this.local = localCluster(catalog);
@@ -154,6 +174,8 @@ public final class MeshZoneCompiler {
                 gateways.put(c.name(), ips);
             }
             gateways.putAll(settings.gatewayOverrides());
+            // Everything a service name's records depend on besides its own entries: a change drops the cache.
+            this.context = java.util.Arrays.asList(local, new HashMap<>(gateways));
         }
 
         boolean isLocal(String cluster) {
@@ -189,17 +211,20 @@ public final class MeshZoneCompiler {
                 }
             }
             clusterZone.add(new TXTRecord(Names.under("dns-version", zone), DClass.IN, ttl, DNS_SCHEMA_VERSION));
-            for (ServiceGroup g : groups.values()) {
-                Name base = Names.child(g.name, nsSuffix(g.namespace, zone));
-                if (base == null) {
-                    warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
+            Map<String, GroupOutput> previous = context.equals(cacheContext) ? groupCache : Map.of();
+            Map<String, GroupOutput> next = new HashMap<>(groups.size() * 2);
+            for (Map.Entry<String, ServiceGroup> e : groups.entrySet()) {
+                ServiceGroup g = e.getValue();
+                GroupOutput cached = previous.get(e.getKey());
+                if (cached != null && cached.sameInput(g)) {
+                    replay(cached); // unchanged service name: reuse its records (warnings were logged when it changed)
+                    next.put(e.getKey(), cached);
                     continue;
                 }
-                if (!g.byCluster.isEmpty()) serviceNames.add(base);
-                compileClusterName(g, base);
-                Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
-                if (setBase != null) compileClustersetName(g, setBase);
+                next.put(e.getKey(), compileGroup(g));
             }
+            groupCache = next;
+            cacheContext = context;
             pods.sort((a, b) -> a.ref().compareTo(b.ref()));
             for (CatalogEntry.Pod p : pods) compilePod(p);
             serviceEntries.sort((a, b) -> a.ref().compareTo(b.ref()));
@@ -216,6 +241,48 @@ public final class MeshZoneCompiler {
             Map<Name, List<Record>> wildcards = new HashMap<>();
             wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
             return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcards, catalog.version()), warnings);
+        }
+
+        /** Compiles one service name, capturing what it appends so that the next compile can reuse it. */
+        GroupOutput compileGroup(ServiceGroup g) {
+            int c0 = clusterZone.records.size(), s0 = clustersetZone.records.size();
+            int r4 = reverse4.records.size(), r6 = reverse6.records.size();
+            groupSpread.clear();
+            Name serviceName = null;
+            Name base = Names.child(g.name, nsSuffix(g.namespace, zone));
+            if (base == null) {
+                warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
+            } else {
+                if (!g.byCluster.isEmpty()) {
+                    serviceName = base;
+                    serviceNames.add(base);
+                }
+                compileClusterName(g, base);
+                Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
+                if (setBase != null) compileClustersetName(g, setBase);
+            }
+            return new GroupOutput(new TreeMap<>(g.byCluster), new TreeMap<>(g.slicesByCluster), new TreeMap<>(g.imports),
+                    List.copyOf(clusterZone.records.subList(c0, clusterZone.records.size())),
+                    List.copyOf(clustersetZone.records.subList(s0, clustersetZone.records.size())),
+                    List.copyOf(reverse4.records.subList(r4, reverse4.records.size())),
+                    List.copyOf(reverse6.records.subList(r6, reverse6.records.size())),
+                    List.copyOf(groupSpread), serviceName);
+        }
+
+        void replay(GroupOutput o) {
+            clusterZone.records.addAll(o.cluster());
+            clustersetZone.records.addAll(o.clusterset());
+            reverse4.records.addAll(o.reverse4());
+            reverse6.records.addAll(o.reverse6());
+            spreadNames.addAll(o.spread());
+            if (o.serviceName() != null) serviceNames.add(o.serviceName());
+        }
+
+        final List<Name> groupSpread = new ArrayList<>();
+
+        void spread(Name n) {
+            spreadNames.add(n);
+            groupSpread.add(n);
         }
 
         // ---- <svc>.<ns>.svc.<cluster-domain> ----
@@ -254,7 +321,7 @@ public final class MeshZoneCompiler {
                         return;
                     }
                     for (InetAddress ip : ips) clusterZone.add(address(base, ttl, ip));
-                    if (contributing.size() > 1) spreadNames.add(base);
+                    if (contributing.size() > 1) spread(base);
                     emitServiceSrv(clusterZone, base, first.ports());
                 }
                 case PLACEHOLDER -> {
@@ -296,7 +363,7 @@ public final class MeshZoneCompiler {
                         if (withPtr) ptr(ip, base);
                     }
                 }
-                if (contributing.size() > 1) spreadNames.add(base);
+                if (contributing.size() > 1) spread(base);
                 emitServiceSrv(z, base, first.ports());
                 return;
             }
@@ -326,7 +393,7 @@ public final class MeshZoneCompiler {
                     z.add(new SRVRecord(owner, DClass.IN, ttl, 0, 100, endpointPort(ep, p), host));
                 }
             }
-            if (contributing.size() > 1) spreadNames.add(base);
+            if (contributing.size() > 1) spread(base);
         }
 
         Name endpointName(Name base, Endpoint ep, boolean clusterLabel) {
@@ -420,7 +487,7 @@ public final class MeshZoneCompiler {
                     }
                 }
             }
-            if (contributing.size() > 1) spreadNames.add(base);
+            if (contributing.size() > 1) spread(base);
             for (CatalogEntry.Service s : copies) {
                 Name perCluster = Names.under(s.cluster().toLowerCase(Locale.ROOT), base);
                 if (perCluster == null) continue;

@@ -15,8 +15,8 @@ import java.util.Map;
 /**
  * The one extra app boot of the mesh conformance suite: the {@link MeshFixture} catalog written as a snapshot
  * file (read through {@code meshdns.dns.snapshot-file}, no discovery-url: the real file code path), every
- * mesh feature switched on, and a real Knot on loopback as the only upstream (standing in for the Internet:
- * it serves {@code example.}, {@code google.com.} and {@code 10.in-addr.arpa.}).
+ * mesh feature switched on, and a real Knot on loopback standing in for the Internet: it serves
+ * {@code example.}, {@code google.com.} and {@code 10.in-addr.arpa.}, reached through per-zone forwards.
  */
 public class MeshConformanceProfile implements QuarkusTestProfile {
     static final String PLACEHOLDER = "1.1.1.2";
@@ -64,7 +64,9 @@ public class MeshConformanceProfile implements QuarkusTestProfile {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            return Map.of("meshdns.dns.upstreams", knot.address());
+            // Per-zone forwards, not meshdns.dns.upstreams: the module's GLOBAL BIND resource owns that key.
+            return Map.of("meshdns.dns.zone-forwards",
+                    "example=" + knot.address() + ",google.com=" + knot.address() + ",10.in-addr.arpa=" + knot.address());
         }
 
         private static String zone(String origin, String body) {

@@ -173,6 +173,28 @@ class MeshZoneCompilerTest {
     }
 
     @Test
+    void reusingUnchangedServiceNamesGivesTheSameZonesAsAFreshCompile() {
+        Catalog before = MeshFixture.catalog();
+        MeshZoneCompiler incremental = new MeshZoneCompiler(BASE);
+        incremental.compile(before);
+        List<io.meshdns.model.CatalogEntry> changed = new java.util.ArrayList<>(before.values());
+        changed.removeIf(e -> e.ref().name().equals("pay") || e.ref().name().equals("db-abc"));
+        changed.add(new io.meshdns.model.CatalogEntry.Service("east", "shop", "new", io.meshdns.model.ServiceType.CLUSTER_IP,
+                List.of("10.96.0.77"), null, List.of(), List.of()));
+        Catalog after = Catalog.of(new io.meshdns.model.CatalogSnapshot(1, 43, before.clusters(), changed));
+        MeshZones reused = incremental.compile(after);
+        MeshZones fresh = new MeshZoneCompiler(BASE).compile(after);
+        assertEquals(fresh.zones(), reused.zones());
+        assertEquals(fresh.index(), reused.index());
+        assertEquals(Set.of(), rr(reused, "pay.billing.svc.cluster.local", Type.A));
+        assertEquals(Set.of("10.96.0.77"), rr(reused, "new.shop.svc.cluster.local", Type.A));
+        // a changed cluster list (here: the local cluster) drops every reused name
+        MeshZones west = incremental.compile(Catalog.of(new io.meshdns.model.CatalogSnapshot(1, 44, List.of(), changed)));
+        assertEquals(new MeshZoneCompiler(BASE).compile(Catalog.of(new io.meshdns.model.CatalogSnapshot(1, 44, List.of(), changed))).zones(),
+                west.zones());
+    }
+
+    @Test
     void dashedNamesRoundTrip() {
         for (String ip : List.of("10.1.2.3", "fd00::1", "2001:db8:0:1::5")) {
             InetAddress a = Names.ip(ip);
