@@ -74,7 +74,7 @@ class DigConformanceTest {
                 row("no TC with EDNS 1232", "+edns=0 +bufsize=1232 big.test.meshdns TXT", "NOERROR", "aa", "tc", "0123|1123|2123|3123|4123|5123", "", ""),
                 row("hosts file", "hosty.local A", "NOERROR", "aa", "", "A\t192.0.2.200", "", ""),
                 row("hosts file PTR", "-x 192.0.2.200", "NOERROR", "aa", "", "PTR\thosty.local.", "", ""),
-                row("not ours and no forwarder", "www.example.org A", "REFUSED", "qr", "aa", "", "", ""));
+                row("not ours: forwarded, never authoritative", "www.example.org A", "*", "qr", "aa", "", "", ""));
         return rows.stream().flatMap(r -> Stream.of(Arguments.of(r, "udp"), Arguments.of(r, "tcp")));
     }
 
@@ -90,7 +90,11 @@ class DigConformanceTest {
         }
         Dig.Result r = Dig.dig("127.0.0.1", server.boundPort(), args);
         String ctx = row.what() + " (" + proto + ")\n" + r.raw();
-        assertEquals(row.status(), r.status(), ctx);
+        if (!row.status().equals("*")) { // "*": whatever the forwarder's upstream says
+            assertEquals(row.status(), r.status(), ctx);
+        } else {
+            assertTrue(!r.status().equals("NO-RESPONSE"), ctx);
+        }
         row.flags().forEach(f -> assertTrue(r.hasFlag(f), "flag " + f + ": " + ctx));
         row.noFlags().forEach(f -> assertFalse(r.hasFlag(f), "no flag " + f + ": " + ctx));
         assertLines(row.answer(), r.answer(), ctx);
