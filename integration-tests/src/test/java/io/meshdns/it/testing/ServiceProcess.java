@@ -30,6 +30,7 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final Path jar;
     private final Map<String, String> properties = new LinkedHashMap<>();
+    private final Map<String, String> env = new LinkedHashMap<>();
     private final Path log;
     private final int httpPort;
     private Process process;
@@ -53,6 +54,11 @@ public final class ServiceProcess implements AutoCloseable {
         return this;
     }
 
+    public ServiceProcess env(String key, String value) {
+        env.put(key, value);
+        return this;
+    }
+
     public String httpUrl() {
         return "http://127.0.0.1:" + httpPort;
     }
@@ -68,14 +74,16 @@ public final class ServiceProcess implements AutoCloseable {
         try {
             Files.writeString(log, "---- start " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8,
                     java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-            process = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            pb.environment().putAll(env);
+            process = pb.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + name, e);
         }
         Runtime.getRuntime().addShutdownHook(killer);
         Awaitility.await(name + " ready at " + httpUrl() + "/q/health/ready (log " + log + ")")
-                .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                .atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                 .until(() -> {
                     if (!process.isAlive()) throw new IllegalStateException(name + " exited:\n" + log());
                     return get("/q/health/ready", null).statusCode() == 200;
