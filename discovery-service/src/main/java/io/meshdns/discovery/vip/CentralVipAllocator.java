@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * unless the entry answers with IP endpoints itself (resolution DNS/STATIC with IP endpoints). A
  * wildcard host stands for many names and gets none (as in Istio).
  *
- * <p>Nothing is freed while a cluster is stale: its ServiceEntries may still exist, we just cannot see them.
+ * <p>Nothing is freed while a cluster is stale (its ServiceEntries may still exist, we just cannot
+ * see them), nor before a host has been absent for {@code meshdns.discovery.vip-release-delay}.
  */
 @ApplicationScoped
 public class CentralVipAllocator implements VipAllocator, CatalogAggregator.Listener {
@@ -61,6 +62,9 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
         return t;
     });
     private final AtomicBoolean saveQueued = new AtomicBoolean();
+    /** host -> when it was first seen absent from every ServiceEntry (guarded by this). */
+    private final Map<String, Long> absentSince = new java.util.HashMap<>();
+    private volatile Catalog latest;
 
     @PostConstruct
     void init() {
@@ -74,13 +78,38 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
         }
         table = new VipTable(ranges);
         store = chooseStore();
+        if (config.vipReleaseDelay().isNegative()) {
+            throw new IllegalArgumentException("meshdns.discovery.vip-release-delay must not be negative");
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Map<String, List<String>> persisted = store.load();
+                table.restore(persisted);
+                LOG.infof("ServiceEntry VIPs from %s, persisted in %s: %d hosts restored", config.vipRanges(), store.describe(), persisted.size());
+                break;
+            } catch (IOException | RuntimeException e) {
+                if (attempt < 3) {
+                    LOG.warnf("cannot load the VIP table from %s (%s): retrying", store.describe(), e.getMessage());
+                    sleepQuietly(1000);
+                    continue;
+                }
+                // Not fatal: the hash-based first choice gives the same VIPs to the same hosts in most cases.
+                LOG.warnf("cannot load the VIP table from %s (%s): allocating afresh", store.describe(), e.getMessage());
+                break;
+            }
+        }
+        long every = Math.max(1000, config.vipReleaseDelay().toMillis() / 2);
+        writer.scheduleWithFixedDelay(() -> {
+            Catalog c = latest;
+            if (c != null) sweep(c);
+        }, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private static void sleepQuietly(long millis) {
         try {
-            Map<String, List<String>> persisted = store.load();
-            table.restore(persisted);
-            LOG.infof("ServiceEntry VIPs from %s, persisted in %s: %d hosts restored", config.vipRanges(), store.describe(), persisted.size());
-        } catch (IOException | RuntimeException e) {
-            // Not fatal: the hash-based first choice gives the same VIPs to the same hosts in most cases.
-            LOG.warnf("cannot load the VIP table from %s (%s): allocating afresh", store.describe(), e.getMessage());
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -144,20 +173,42 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
 
     @Override
     public void onVersion(CatalogDelta delta, Catalog catalog) {
-        if (!touchesServiceEntries(delta)) return;
+        latest = catalog;
+        if (touchesServiceEntries(delta)) sweep(catalog);
+    }
+
+    /**
+     * Notes hosts absent from {@code catalog} and frees those absent for the release delay. Runs
+     * after versions (catalog lock held) and periodically on the writer thread (for the delay).
+     */
+    private void sweep(Catalog catalog) {
         for (ClusterStatus c : catalog.clusters()) {
             if (c.stale()) return; // its ServiceEntries may still exist: free nothing until it is back
         }
         Set<String> live = new HashSet<>();
         for (CatalogEntry e : catalog.entries().values()) {
-            if (e instanceof CatalogEntry.ServiceEntry se && needsVips(se)) live.addAll(se.hosts());
+            if (e instanceof CatalogEntry.ServiceEntry se && needsVips(se)) {
+                for (String h : se.hosts()) live.add(VipTable.key(h));
+            }
         }
+        long now = System.currentTimeMillis();
+        long delay = config.vipReleaseDelay().toMillis();
         Set<String> freed;
         synchronized (this) {
-            freed = table.retainOnly(live);
+            Set<String> keep = new HashSet<>();
+            for (String host : table.allocations().keySet()) {
+                if (live.contains(host)) {
+                    absentSince.remove(host);
+                    keep.add(host);
+                } else if (now - absentSince.computeIfAbsent(host, h -> now) < delay) {
+                    keep.add(host);
+                }
+            }
+            freed = table.retainOnly(keep);
+            absentSince.keySet().removeAll(freed);
         }
         if (!freed.isEmpty()) {
-            LOG.infof("freed the VIPs of ServiceEntry hosts gone from every cluster: %s", freed);
+            LOG.infof("freed the VIPs of ServiceEntry hosts gone from every cluster for %s: %s", config.vipReleaseDelay(), freed);
             scheduleSave();
         }
     }

@@ -19,6 +19,14 @@ public interface VipConfig {
     @WithDefault("meshdns-vips")
     String vipConfigmap();
 
+    /**
+     * {@code meshdns.discovery.vip-release-delay}: how long a host must stay absent from every
+     * ServiceEntry before its VIPs are freed. Guards against a half-listed catalog (a cluster whose
+     * ServiceEntry informer has not listed yet after a restart) freeing VIPs that are still in use.
+     */
+    @WithDefault("5m")
+    java.time.Duration vipReleaseDelay();
+
     /** {@code meshdns.discovery.vip-file}: the allocation file for manifest-only / edge mode (no local cluster). */
     Optional<Path> vipFile();
 
