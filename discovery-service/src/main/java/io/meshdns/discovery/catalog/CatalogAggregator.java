@@ -87,8 +87,10 @@ public final class CatalogAggregator {
     }
 
     public void upsert(CatalogEntry entry) {
-        entry = enricher.apply(entry);
         synchronized (lock) {
+            // Under the lock, like reconcile: an allocation made here is always in the catalog before
+            // the next version's listeners decide which allocations are unused.
+            entry = enricher.apply(entry);
             pending.put(entry.ref(), Optional.of(entry));
             changed();
         }

@@ -39,8 +39,11 @@ public class CatalogBeans {
     CatalogAggregator aggregator(DiscoveryConfig config, @Named("discovery-scheduler") ScheduledExecutorService scheduler,
                                  Instance<VipAllocator> allocators) {
         CatalogAggregator a = new CatalogAggregator(System.currentTimeMillis(), config.batchWindow().toMillis(), config.historySize(), scheduler);
-        // Issue 4 provides a VipAllocator bean; until then nothing is allocated.
-        a.setEnricher(new VipEnricher(allocators.isResolvable() ? allocators.get() : VipAllocator.NONE));
+        // vip.CentralVipAllocator (issue 4); NONE only if no allocator bean is present.
+        VipAllocator allocator = allocators.isResolvable() ? allocators.get() : VipAllocator.NONE;
+        a.setEnricher(new VipEnricher(allocator));
+        // The allocator frees the VIPs of hosts that left the catalog: it needs to see every version.
+        if (allocator instanceof CatalogAggregator.Listener l) a.addListener(l);
         return a;
     }
 

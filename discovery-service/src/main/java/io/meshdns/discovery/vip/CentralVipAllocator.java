@@ -1,0 +1,246 @@
+package io.meshdns.discovery.vip;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshdns.discovery.catalog.CatalogAggregator;
+import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogDelta;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.ClusterStatus;
+import io.meshdns.model.Kind;
+import io.meshdns.model.ObjectRef;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Discovery's one VIP allocator: every node gets its VIPs from the catalog, so they are identical
+ * everywhere. It loads the persisted table at start, allocates while entries enter the catalog
+ * ({@link #vipsFor}, under the catalog lock), frees hosts gone from every ServiceEntry after each
+ * version ({@link #onVersion}) and writes the table back on its own thread.
+ *
+ * <p>Which hosts get a VIP: every non-wildcard host of a ServiceEntry without {@code addresses},
+ * unless the entry answers with IP endpoints itself (resolution DNS/STATIC with IP endpoints). A
+ * wildcard host stands for many names and gets none (as in Istio).
+ *
+ * <p>Nothing is freed while a cluster is stale (its ServiceEntries may still exist, we just cannot
+ * see them), nor before a host has been absent for {@code meshdns.discovery.vip-release-delay}.
+ */
+@ApplicationScoped
+public class CentralVipAllocator implements VipAllocator, CatalogAggregator.Listener {
+    private static final Logger LOG = Logger.getLogger(CentralVipAllocator.class);
+
+    @Inject
+    VipConfig config;
+    @Inject
+    DiscoveryConfig discoveryConfig;
+    @Inject
+    Instance<KubernetesClient> localClient;
+
+    private VipTable table;
+    private VipStore store = VipStore.NONE;
+    private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "meshdns-vip-store");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean saveQueued = new AtomicBoolean();
+    /** host -> when it was first seen absent from every ServiceEntry (guarded by this). */
+    private final Map<String, Long> absentSince = new java.util.HashMap<>();
+    private volatile Catalog latest;
+
+    @PostConstruct
+    void init() {
+        List<VipRange> ranges = new ArrayList<>();
+        for (String cidr : config.vipRanges()) {
+            try {
+                ranges.add(VipRange.parse(cidr));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("meshdns.discovery.vip-ranges: " + e.getMessage());
+            }
+        }
+        table = new VipTable(ranges);
+        store = chooseStore();
+        if (config.vipReleaseDelay().isNegative()) {
+            throw new IllegalArgumentException("meshdns.discovery.vip-release-delay must not be negative");
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Map<String, List<String>> persisted = store.load();
+                table.restore(persisted);
+                LOG.infof("ServiceEntry VIPs from %s, persisted in %s: %d hosts restored", config.vipRanges(), store.describe(), persisted.size());
+                break;
+            } catch (IOException | RuntimeException e) {
+                if (attempt < 3) {
+                    LOG.warnf("cannot load the VIP table from %s (%s): retrying", store.describe(), e.getMessage());
+                    sleepQuietly(1000);
+                    continue;
+                }
+                // Not fatal: the hash-based first choice gives the same VIPs to the same hosts in most cases.
+                LOG.warnf("cannot load the VIP table from %s (%s): allocating afresh", store.describe(), e.getMessage());
+                break;
+            }
+        }
+        long every = Math.max(1000, config.vipReleaseDelay().toMillis() / 2);
+        writer.scheduleWithFixedDelay(() -> {
+            Catalog c = latest;
+            if (c != null) sweep(c);
+        }, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        writer.shutdown();
+        try {
+            writer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private VipStore chooseStore() {
+        if (discoveryConfig.enabledLocalCluster() && localClient.isResolvable()) {
+            KubernetesClient client = localClient.get();
+            return new ConfigMapVipStore(client, namespace(client), config.vipConfigmap());
+        }
+        return config.vipFile().<VipStore>map(FileVipStore::new).orElseGet(() -> {
+            LOG.warn("no local cluster and no meshdns.discovery.vip-file: the VIP table is not persisted");
+            return VipStore.NONE;
+        });
+    }
+
+    private String namespace(KubernetesClient client) {
+        if (config.namespace().isPresent()) return config.namespace().get();
+        Path sa = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+        try {
+            if (Files.isReadable(sa)) return Files.readString(sa).trim();
+        } catch (IOException ignored) {
+            // fall through to the client's namespace
+        }
+        String ns = client.getNamespace();
+        return ns == null || ns.isBlank() ? "default" : ns;
+    }
+
+    @Override
+    public Map<String, List<String>> vipsFor(CatalogEntry.ServiceEntry entry) {
+        if (!needsVips(entry)) return Map.of();
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        boolean changed = false;
+        synchronized (this) {
+            int before = table.size();
+            for (String host : entry.hosts()) {
+                if (host.startsWith("*")) continue;
+                List<String> vips = table.allocate(host);
+                if (!vips.isEmpty()) out.put(host, vips);
+            }
+            changed = table.size() != before;
+        }
+        if (changed) scheduleSave();
+        return out;
+    }
+
+    static boolean needsVips(CatalogEntry.ServiceEntry e) {
+        if (!e.addresses().isEmpty()) return false;
+        boolean answersWithEndpoints = ("DNS".equalsIgnoreCase(e.resolution()) || "STATIC".equalsIgnoreCase(e.resolution())
+                || "DNS_ROUND_ROBIN".equalsIgnoreCase(e.resolution())) && !e.endpointAddresses().isEmpty(); // the translator keeps only IP endpoints
+        return !answersWithEndpoints;
+    }
+
+    @Override
+    public void onVersion(CatalogDelta delta, Catalog catalog) {
+        latest = catalog;
+        if (touchesServiceEntries(delta)) sweep(catalog);
+    }
+
+    /**
+     * Notes hosts absent from {@code catalog} and frees those absent for the release delay. Runs
+     * after versions (catalog lock held) and periodically on the writer thread (for the delay).
+     */
+    private void sweep(Catalog catalog) {
+        for (ClusterStatus c : catalog.clusters()) {
+            if (c.stale()) return; // its ServiceEntries may still exist: free nothing until it is back
+        }
+        Set<String> live = new HashSet<>();
+        for (CatalogEntry e : catalog.entries().values()) {
+            if (e instanceof CatalogEntry.ServiceEntry se && needsVips(se)) {
+                for (String h : se.hosts()) live.add(VipTable.key(h));
+            }
+        }
+        long now = System.currentTimeMillis();
+        long delay = config.vipReleaseDelay().toMillis();
+        Set<String> freed;
+        synchronized (this) {
+            Set<String> keep = new HashSet<>();
+            for (String host : table.allocations().keySet()) {
+                if (live.contains(host)) {
+                    absentSince.remove(host);
+                    keep.add(host);
+                } else if (now - absentSince.computeIfAbsent(host, h -> now) < delay) {
+                    keep.add(host);
+                }
+            }
+            freed = table.retainOnly(keep);
+            absentSince.keySet().removeAll(freed);
+        }
+        if (!freed.isEmpty()) {
+            LOG.infof("freed the VIPs of ServiceEntry hosts gone from every cluster for %s: %s", config.vipReleaseDelay(), freed);
+            scheduleSave();
+        }
+    }
+
+    private static boolean touchesServiceEntries(CatalogDelta d) {
+        if (d.clusters() != null) return true;
+        for (ObjectRef r : d.deletes()) if (r.kind() == Kind.SERVICE_ENTRY) return true;
+        for (CatalogEntry e : d.upserts()) if (e instanceof CatalogEntry.ServiceEntry) return true;
+        return false;
+    }
+
+    /** Coalesces writes: one pending save writes the latest table. Retried every 5 s on failure. */
+    private void scheduleSave() {
+        if (saveQueued.compareAndSet(false, true)) writer.schedule(this::save, 100, TimeUnit.MILLISECONDS);
+    }
+
+    private void save() {
+        saveQueued.set(false);
+        Map<String, List<String>> snapshot;
+        synchronized (this) {
+            snapshot = table.allocations();
+        }
+        try {
+            store.save(snapshot);
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("cannot persist the VIP table to %s (%s): retrying in 5s", store.describe(), e.getMessage());
+            if (saveQueued.compareAndSet(false, true)) writer.schedule(this::save, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The current table (status, tests). */
+    public synchronized Map<String, List<String>> allocations() {
+        return table.allocations();
+    }
+}

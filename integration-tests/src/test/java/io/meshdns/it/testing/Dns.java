@@ -1,0 +1,56 @@
+package io.meshdns.it.testing;
+
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.SimpleResolver;
+import org.xbill.DNS.Type;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.TreeSet;
+
+/** Queries one DNS server on a loopback port over UDP with dnsjava's SimpleResolver. */
+public final class Dns {
+    private final SimpleResolver resolver;
+
+    public Dns(int port) {
+        resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
+        resolver.setPort(port);
+        resolver.setTimeout(Duration.ofSeconds(1));
+    }
+
+    public Message query(String name, int type) {
+        try {
+            return resolver.send(Message.newQuery(Record.newRecord(Name.fromString(name.endsWith(".") ? name : name + "."), type, DClass.IN)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The sorted A (or AAAA) addresses of the answer, or the rcode name in brackets when it is not NOERROR. */
+    public List<String> addresses(String name, int type) {
+        Message m = query(name, type);
+        int rcode = m.getRcode();
+        if (rcode != Rcode.NOERROR) return List.of("[" + Rcode.string(rcode) + "]");
+        TreeSet<String> out = new TreeSet<>();
+        for (Record r : m.getSection(Section.ANSWER)) {
+            if (r.getType() == type) out.add(r.rdataToString());
+        }
+        return List.copyOf(out);
+    }
+
+    public List<String> a(String name) {
+        return addresses(name, Type.A);
+    }
+
+    public List<String> aaaa(String name) {
+        return addresses(name, Type.AAAA);
+    }
+}
