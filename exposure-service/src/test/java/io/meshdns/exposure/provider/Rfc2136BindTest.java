@@ -42,7 +42,7 @@ class Rfc2136BindTest {
 
     @BeforeAll
     static void start() throws Exception {
-        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test"));
+        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test"));
         bind.start(FOREIGN);
     }
 
@@ -200,5 +200,39 @@ class Rfc2136BindTest {
         b.reconcile(Desired.of());
         assertEquals(List.of(), bind.dig("gw.shared.test", "A"));
         assertEquals(Set.of(), Set.copyOf(bind.dig("a-gw.shared.test", "TXT")));
+    }
+
+    @Test
+    void dryRunPrintsThePlanAndChangesNothing() throws Exception {
+        var desired = Desired.of(ep("x.dryrun.test", "A", "service/default/x", "192.0.2.1"),
+                ep("y.dryrun.test", "CNAME", "service/default/y", "x.dryrun.test"),
+                ep("foreign.dryrun.test", "A", "service/default/foreign", "192.0.2.1"));
+        var before = bind.digAxfr("dryrun.test");
+        var outcome = reconciler("dryrun.test", "owner-1", Policy.SYNC, true).reconcile(desired);
+        assertEquals(2, outcome.changes().create().size(), outcome.changes().describe());
+        assertFalse(outcome.applied());
+        assertEquals(before, bind.digAxfr("dryrun.test"), "the zone is byte for byte what it was");
+    }
+
+    @Test
+    void bigBatchIsSplitOnlyAt64KiBAndConverges() throws Exception {
+        var endpoints = new java.util.ArrayList<Endpoint>();
+        for (int i = 0; i < 2000; i++) {
+            endpoints.add(ep("service-number-" + i + ".bulk.test", "A", "service/bulk/s" + i, "10.1." + (i / 250) + "." + (i % 250)));
+        }
+        var provider = bind.provider(List.of("bulk.test"));
+        var r = new Reconciler(new TxtRegistry(provider, "bulk-owner", TxtNameMapper.plain(), 300), Policy.SYNC, DomainFilter.ALL, false);
+        long start = System.nanoTime();
+        var outcome = r.reconcile(new Desired(endpoints, Set.of()));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(2000, outcome.changes().create().size());
+        int messages = provider.lastUpdateMessages();
+        // ~2000 x (A + TXT claim) is ~250 KB: more than one message is needed, but not one per record
+        assertTrue(messages > 1 && messages < 20, "UPDATE messages: " + messages);
+        System.out.printf("bulk: 2000 records into BIND9 in %d ms with %d UPDATE messages%n", millis, messages);
+        assertEquals(List.of("10.1.7.249"), bind.dig("service-number-1999.bulk.test", "A"));
+        start = System.nanoTime();
+        assertTrue(r.reconcile(new Desired(endpoints, Set.of())).ops().isEmpty());
+        System.out.printf("bulk: steady-state pass (AXFR + plan) over 2000 records in %d ms%n", (System.nanoTime() - start) / 1_000_000);
     }
 }

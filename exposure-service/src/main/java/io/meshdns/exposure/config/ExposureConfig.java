@@ -1,0 +1,120 @@
+package io.meshdns.exposure.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Every exposure-service setting (prefix meshdns.exposure). Validated at start by {@link ExposureSettings}. */
+@ConfigMapping(prefix = "meshdns.exposure")
+public interface ExposureConfig {
+
+    /** TXT registry owner id (ExternalDNS --txt-owner-id). */
+    @WithDefault("default")
+    String ownerId();
+
+    /** sync | upsert-only | create-only. Required: there is deliberately no default. */
+    String policy();
+
+    /** ExternalDNS --domain-filter. */
+    Optional<List<String>> domainFilters();
+
+    /** ExternalDNS --exclude-domains. */
+    Optional<List<String>> excludeDomains();
+
+    /** ExternalDNS --regex-domain-filter; replaces domain-filters/exclude-domains when set. */
+    Optional<String> regexDomainFilter();
+
+    /** ExternalDNS --regex-domain-exclusion. */
+    Optional<String> regexDomainExclusion();
+
+    @WithDefault("false")
+    boolean dryRun();
+
+    /** Periodic full reconcile (ExternalDNS --interval). */
+    @WithDefault("1m")
+    Duration interval();
+
+    /** Quiet time after a Kubernetes event before an event-driven reconcile runs. */
+    @WithDefault("1s")
+    Duration debounce();
+
+    /** rfc2136 | builtin. */
+    @WithDefault("rfc2136")
+    String provider();
+
+    /** Domain for meshdns.io/expose: a Service is published at name.namespace.default-domain. */
+    Optional<String> defaultDomain();
+
+    @WithDefault("false")
+    boolean publishClusterIp();
+
+    /** ExternalDNS --fqdn-template ({{name}}, {{namespace}}); when set, every Service is considered. */
+    Optional<String> fqdnTemplate();
+
+    /** ExternalDNS --txt-prefix (may contain %{record_type}). */
+    Optional<String> txtPrefix();
+
+    /** ExternalDNS --txt-suffix (may contain %{record_type}). */
+    Optional<String> txtSuffix();
+
+    /** TTL written when a record has none configured. */
+    @WithDefault("300")
+    long defaultTtl();
+
+    /** service, ingress, crd (ExternalDNS --source). */
+    @WithDefault("service,ingress,crd")
+    List<String> sources();
+
+    Rfc2136 rfc2136();
+
+    Builtin builtin();
+
+    LeaderElection leaderElection();
+
+    interface Rfc2136 {
+        Optional<String> host();
+
+        @WithDefault("53")
+        int port();
+
+        Optional<List<String>> zones();
+
+        Optional<String> tsigKeyName();
+
+        Optional<String> tsigSecret();
+
+        @WithDefault("hmac-sha256")
+        String tsigAlgorithm();
+
+        @WithDefault("10s")
+        Duration timeout();
+    }
+
+    /** The built-in provider: RFC 2136 to every dns-service replica (zones and TSIG from rfc2136.*). */
+    interface Builtin {
+        /** host:port of each dns-service replica; each is read and reconciled independently. */
+        Optional<List<String>> targets();
+    }
+
+    interface LeaderElection {
+        @WithDefault("true")
+        boolean enabled();
+
+        @WithDefault("meshdns-exposure")
+        String leaseName();
+
+        /** Defaults to the pod's namespace (POD_NAMESPACE), else "default". */
+        Optional<String> leaseNamespace();
+
+        @WithDefault("15s")
+        Duration leaseDuration();
+
+        @WithDefault("10s")
+        Duration renewDeadline();
+
+        @WithDefault("2s")
+        Duration retryPeriod();
+    }
+}

@@ -1,0 +1,76 @@
+package io.meshdns.exposure.source;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The annotations we read. ExternalDNS's under both prefixes ({@code external-dns.kubernetes.io/}
+ * and the older {@code external-dns.alpha.kubernetes.io/}, the newer winning when both are set),
+ * and meshdns's own {@code meshdns.io/expose} and {@code meshdns.io/srv-port}.
+ */
+public final class Annotations {
+
+    public static final String PREFIX = "external-dns.kubernetes.io/";
+    public static final String ALPHA_PREFIX = "external-dns.alpha.kubernetes.io/";
+    public static final String HOSTNAME = "hostname";
+    public static final String TTL = "ttl";
+    public static final String TARGET = "target";
+    public static final String INTERNAL_HOSTNAME = "internal-hostname";
+    public static final String EXPOSE = "meshdns.io/expose";
+    public static final String SRV_PORT = "meshdns.io/srv-port";
+
+    private Annotations() {
+    }
+
+    public static Optional<String> get(Map<String, String> annotations, String key) {
+        if (annotations == null) return Optional.empty();
+        String v = annotations.get(PREFIX + key);
+        if (v == null) v = annotations.get(ALPHA_PREFIX + key);
+        return Optional.ofNullable(v);
+    }
+
+    /** Comma (and blank) separated list, trimmed, empties dropped. */
+    public static List<String> list(Map<String, String> annotations, String key) {
+        var out = new ArrayList<String>();
+        get(annotations, key).ifPresent(v -> {
+            for (String s : v.split("[,\\s]+")) {
+                if (!s.isBlank()) out.add(s.trim());
+            }
+        });
+        return out;
+    }
+
+    public static boolean expose(Map<String, String> annotations) {
+        return annotations != null && "true".equalsIgnoreCase(String.valueOf(annotations.get(EXPOSE)).trim());
+    }
+
+    /**
+     * TTL in seconds as ExternalDNS accepts it: an integer, or a Go-style duration ("90s", "5m", "1h").
+     *
+     * @throws IllegalArgumentException for anything else or a value outside 1..2147483647 s
+     */
+    public static long parseTtl(String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        long seconds;
+        try {
+            if (v.matches("\\d+")) {
+                seconds = Long.parseLong(v);
+            } else if (v.matches("(\\d+h)?(\\d+m)?(\\d+s)?") && !v.isEmpty()) {
+                seconds = Duration.parse("PT" + v.toUpperCase(Locale.ROOT)).getSeconds();
+            } else {
+                throw new IllegalArgumentException("ttl '" + value + "' is neither seconds nor a duration like 5m");
+            }
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw new IllegalArgumentException("ttl '" + value + "' is not a number", e);
+        }
+        if (seconds < 1 || seconds > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("ttl '" + value + "' out of range 1.." + Integer.MAX_VALUE);
+        }
+        return seconds;
+    }
+}

@@ -1,0 +1,64 @@
+package io.meshdns.exposure.source;
+
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
+import io.meshdns.exposure.endpoint.Endpoint;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Ingress → endpoints, as ExternalDNS's ingress source: the hosts of spec.rules and spec.tls plus
+ * the hostname annotation, pointing at status.loadBalancer.ingress (IP → A/AAAA, host → CNAME) or
+ * at the target annotation. Rule hosts are declared names, so an Ingress needs no annotation.
+ */
+public final class IngressSource {
+
+    public void translate(Ingress ing, SourceOutput out) {
+        var meta = ing.getMetadata();
+        Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+        String resource = SourceNames.resourceKey("Ingress", meta.getNamespace(), meta.getName());
+        var hosts = new LinkedHashSet<String>();
+        if (ing.getSpec() != null) {
+            if (ing.getSpec().getRules() != null) {
+                ing.getSpec().getRules().forEach(r -> {
+                    if (r.getHost() != null && !r.getHost().isBlank()) hosts.add(r.getHost());
+                });
+            }
+            if (ing.getSpec().getTls() != null) {
+                ing.getSpec().getTls().forEach(t -> {
+                    if (t.getHosts() != null) hosts.addAll(t.getHosts());
+                });
+            }
+        }
+        hosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
+        if (hosts.isEmpty()) return;
+        long ttl = ServiceSource.ttlOf(ing, "Ingress", ann, out);
+        var targets = new ArrayList<String>();
+        List<String> override = Annotations.list(ann, Annotations.TARGET);
+        if (!override.isEmpty()) {
+            for (String t : override) {
+                try {
+                    targets.add(Endpoint.isIpLiteral(t) ? Endpoint.normalizeTarget(t.contains(":") ? "AAAA" : "A", t)
+                            : Endpoint.normalizeTarget("CNAME", t));
+                } catch (IllegalArgumentException e) {
+                    out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "target '" + t + "': " + e.getMessage());
+                }
+            }
+        } else if (ing.getStatus() != null && ing.getStatus().getLoadBalancer() != null
+                && ing.getStatus().getLoadBalancer().getIngress() != null) {
+            for (IngressLoadBalancerIngress i : ing.getStatus().getLoadBalancer().getIngress()) {
+                if (i.getIp() != null && !i.getIp().isBlank()) targets.add(i.getIp());
+                else if (i.getHostname() != null && !i.getHostname().isBlank()) targets.add(i.getHostname());
+            }
+        }
+        for (String h : hosts) {
+            try {
+                out.addTargets(Endpoint.normalizeTarget("CNAME", h), targets, ttl, resource);
+            } catch (IllegalArgumentException e) {
+                out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "host '" + h + "': " + e.getMessage());
+            }
+        }
+    }
+}

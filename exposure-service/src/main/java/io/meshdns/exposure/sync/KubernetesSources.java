@@ -1,0 +1,153 @@
+package io.meshdns.exposure.sync;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.meshdns.exposure.source.DnsEndpointSource;
+import io.meshdns.exposure.source.IngressSource;
+import io.meshdns.exposure.source.ServiceSource;
+import io.meshdns.exposure.source.SourceOutput;
+import io.meshdns.exposure.source.SourceSettings;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The adapter between the cluster and the pure sources: informers on Services, Nodes,
+ * EndpointSlices, Ingresses and DNSEndpoints; {@link #collect()} translates their caches.
+ * A missing DNSEndpoint CRD means "no DNSEndpoints"; the informer is retried on every pass.
+ */
+final class KubernetesSources implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(KubernetesSources.class);
+    static final ResourceDefinitionContext DNS_ENDPOINTS = new ResourceDefinitionContext.Builder()
+            .withGroup(DnsEndpointSource.GROUP).withVersion(DnsEndpointSource.VERSION).withKind(DnsEndpointSource.KIND)
+            .withPlural(DnsEndpointSource.PLURAL).withNamespaced(true).build();
+
+    private final KubernetesClient client;
+    private final Set<String> enabled;
+    private final ServiceSource services;
+    private final IngressSource ingresses = new IngressSource();
+    private final DnsEndpointSource dnsEndpoints = new DnsEndpointSource();
+    private final Runnable onChange;
+    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
+    private SharedIndexInformer<Service> serviceInformer;
+    private SharedIndexInformer<Node> nodeInformer;
+    private SharedIndexInformer<EndpointSlice> sliceInformer;
+    private SharedIndexInformer<Ingress> ingressInformer;
+    private volatile SharedIndexInformer<GenericKubernetesResource> dnsEndpointInformer;
+
+    KubernetesSources(KubernetesClient client, SourceSettings settings, Set<String> enabled, Runnable onChange) {
+        this.client = client;
+        this.enabled = enabled;
+        this.services = new ServiceSource(settings);
+        this.onChange = onChange;
+    }
+
+    private volatile boolean started;
+
+    boolean started() {
+        return started;
+    }
+
+    /** Starts the informers and waits for their first list (fabric8's inform() returns once synced). */
+    synchronized void start() {
+        if (started) return;
+        close();
+        if (enabled.contains("service")) {
+            serviceInformer = track(client.services().inAnyNamespace().inform(handler()));
+            nodeInformer = track(client.nodes().inform(handler()));
+            sliceInformer = track(client.discovery().v1().endpointSlices().inAnyNamespace().inform(handler()));
+        }
+        if (enabled.contains("ingress")) {
+            ingressInformer = track(client.network().v1().ingresses().inAnyNamespace().inform(handler()));
+        }
+        ensureDnsEndpointInformer();
+        started = true;
+    }
+
+    private <T> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
+        informers.add(informer);
+        return informer;
+    }
+
+    private synchronized void ensureDnsEndpointInformer() {
+        if (!enabled.contains("crd") || dnsEndpointInformer != null) return;
+        try {
+            if (client.apiextensions().v1().customResourceDefinitions().withName(DnsEndpointSource.PLURAL + "." + DnsEndpointSource.GROUP).get() == null) {
+                LOG.debug("DNSEndpoint CRD not installed: no DNSEndpoints (checked again on the next pass)");
+                return;
+            }
+            dnsEndpointInformer = track(client.genericKubernetesResources(DNS_ENDPOINTS).inAnyNamespace().inform(handler()));
+            LOG.info("watching DNSEndpoints (externaldns.k8s.io/v1alpha1)");
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot watch DNSEndpoints yet: %s", e.getMessage());
+        }
+    }
+
+    private <T> ResourceEventHandler<T> handler() {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                onChange.run();
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                onChange.run();
+            }
+        };
+    }
+
+    /** Translates the informer caches; objects in a stable order so the plan input is deterministic. */
+    SourceOutput collect() {
+        ensureDnsEndpointInformer();
+        var out = new SourceOutput();
+        if (serviceInformer != null) {
+            List<Node> nodes = nodeInformer.getStore().list();
+            var slicesByService = new java.util.HashMap<String, List<EndpointSlice>>();
+            for (EndpointSlice s : sliceInformer.getStore().list()) {
+                Map<String, String> labels = s.getMetadata().getLabels();
+                String svc = labels == null ? null : labels.get("kubernetes.io/service-name");
+                if (svc != null) slicesByService.computeIfAbsent(s.getMetadata().getNamespace() + "/" + svc, k -> new ArrayList<>()).add(s);
+            }
+            for (Service svc : sorted(serviceInformer.getStore().list())) {
+                services.translate(svc, nodes, slicesByService.getOrDefault(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of()), out);
+            }
+        }
+        if (ingressInformer != null) {
+            sorted(ingressInformer.getStore().list()).forEach(i -> ingresses.translate(i, out));
+        }
+        if (dnsEndpointInformer != null) {
+            sorted(dnsEndpointInformer.getStore().list()).forEach(d -> dnsEndpoints.translate(d, out));
+        }
+        return out;
+    }
+
+    private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> List<T> sorted(List<T> list) {
+        var copy = new ArrayList<>(list);
+        copy.sort(Comparator.comparing((T o) -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName()));
+        return copy;
+    }
+
+    @Override
+    public void close() {
+        informers.forEach(SharedIndexInformer::close);
+        informers.clear();
+        dnsEndpointInformer = null;
+    }
+}

@@ -1,0 +1,215 @@
+package io.meshdns.exposure.sync;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.meshdns.exposure.testing.BindServer;
+import io.meshdns.exposure.testing.BindTestResource;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.Lookup;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SRVRecord;
+import org.xbill.DNS.Type;
+
+/**
+ * The whole service in one Quarkus boot: fabric8 CRUD test server as the cluster, a real BIND9 as
+ * the DNS server. Most scenarios call {@link ExposureController#reconcileNow()} (no timers); one
+ * relies on the informer events alone.
+ */
+@QuarkusTest
+@WithKubernetesTestServer(crud = true)
+@WithTestResource(BindTestResource.class)
+class ExposureServiceTest {
+
+    @KubernetesTestServer
+    KubernetesServer server;
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    ExposureController controller;
+
+    BindServer bind() {
+        return BindTestResource.bind();
+    }
+
+    @BeforeEach
+    void ready() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
+    }
+
+    /** Reconciles directly until dig shows the expected answer (informer caches fill asynchronously). */
+    void reconcileUntil(String name, String type, List<String> expected) {
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            controller.reconcileNow();
+            return bind().dig(name, type).equals(expected);
+        });
+    }
+
+    static Service loadBalancer(String ns, String name, Map<String, String> annotations, int port, String portName) {
+        return new ServiceBuilder().withNewMetadata().withNamespace(ns).withName(name).withAnnotations(annotations).endMetadata()
+                .withNewSpec().withType("LoadBalancer").withClusterIP("10.96.0.10")
+                .addNewPort().withName(portName).withPort(port).withProtocol("TCP").endPort().endSpec().build();
+    }
+
+    Service createWithIngressIp(Service svc, String ip) {
+        client.services().resource(svc).create();
+        Service withStatus = new ServiceBuilder(client.services().inNamespace(svc.getMetadata().getNamespace())
+                .withName(svc.getMetadata().getName()).get())
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress().endLoadBalancer().endStatus().build();
+        return client.services().resource(withStatus).updateStatus();
+    }
+
+    @Test
+    void nsmRegistryResolvesLikeNsmDoes() throws Exception {
+        createWithIngressIp(loadBalancer("nsm-system", "registry",
+                Map.of("meshdns.io/expose", "true", "meshdns.io/srv-port", "registry"), 5002, "registry"), "203.0.113.10");
+        reconcileUntil("registry.nsm-system.mesh.test", "SRV", List.of("0 0 5002 registry.nsm-system.mesh.test."));
+
+        // exactly NSM's registry-proxy-dns: SRV on the plain name, then A on the same name
+        Lookup srv = new Lookup("registry.nsm-system.mesh.test", Type.SRV);
+        srv.setResolver(bind().resolver());
+        srv.setCache(null);
+        Record[] srvs = srv.run();
+        assertEquals(Lookup.SUCCESSFUL, srv.getResult(), srv.getErrorString());
+        assertEquals(5002, ((SRVRecord) srvs[0]).getPort());
+        Lookup a = new Lookup("registry.nsm-system.mesh.test", Type.A);
+        a.setResolver(bind().resolver());
+        a.setCache(null);
+        Record[] as = a.run();
+        assertEquals(Lookup.SUCCESSFUL, a.getResult(), a.getErrorString());
+        assertEquals("203.0.113.10", ((ARecord) as[0]).getAddress().getHostAddress());
+
+        // the hostname annotation overrides the default name; the address moves
+        Service svc = client.services().inNamespace("nsm-system").withName("registry").get();
+        svc.getMetadata().getAnnotations().put("external-dns.alpha.kubernetes.io/hostname", "nsm-registry.mesh.test");
+        svc.getMetadata().getAnnotations().put("external-dns.kubernetes.io/ttl", "60");
+        client.services().resource(svc).update();
+        reconcileUntil("nsm-registry.mesh.test", "SRV", List.of("0 0 5002 nsm-registry.mesh.test."));
+        assertEquals(List.of(), bind().dig("registry.nsm-system.mesh.test", "SRV"));
+        assertEquals(List.of("203.0.113.10"), bind().dig("nsm-registry.mesh.test", "A"));
+
+        client.services().inNamespace("nsm-system").withName("registry").delete();
+        reconcileUntil("nsm-registry.mesh.test", "A", List.of());
+        assertEquals(List.of(), bind().dig("a-nsm-registry.mesh.test", "TXT"));
+        assertForeignUntouched();
+    }
+
+    @Test
+    void invalidAnnotationPostsEventAndNeverDeletes() throws Exception {
+        createWithIngressIp(loadBalancer("default", "proxy",
+                Map.of("external-dns.kubernetes.io/hostname", "proxy.mesh.test", "meshdns.io/srv-port", "5005"), 5005, "p"), "203.0.113.20");
+        reconcileUntil("proxy.mesh.test", "SRV", List.of("0 0 5005 proxy.mesh.test."));
+
+        Service svc = client.services().inNamespace("default").withName("proxy").get();
+        svc.getMetadata().getAnnotations().put("meshdns.io/srv-port", "no-such-port");
+        svc.getMetadata().getAnnotations().put("external-dns.kubernetes.io/ttl", "soon");
+        client.services().resource(svc).update();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            controller.reconcileNow();
+            return client.v1().events().inNamespace("default").list().getItems().stream()
+                    .filter(e -> "proxy".equals(e.getInvolvedObject().getName()) && "InvalidAnnotation".equals(e.getReason()))
+                    .map(e -> e.getMessage()).anyMatch(m -> m.contains("no-such-port"));
+        });
+        controller.reconcileNow();
+        assertEquals(List.of("0 0 5005 proxy.mesh.test."), bind().dig("proxy.mesh.test", "SRV"), "errored object keeps its SRV");
+        assertEquals(List.of("203.0.113.20"), bind().dig("proxy.mesh.test", "A"), "its valid records are still published");
+
+        client.services().inNamespace("default").withName("proxy").delete();
+        reconcileUntil("proxy.mesh.test", "A", List.of());
+        assertEquals(List.of(), bind().dig("proxy.mesh.test", "SRV"));
+    }
+
+    @Test
+    void dnsEndpointsAreWatchedOnceTheCrdExists() throws Exception {
+        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
+            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
+                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
+                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
+                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion()
+                    .endSpec().build()).create();
+        }
+        GenericKubernetesResource dnsEndpoint = new GenericKubernetesResourceBuilder()
+                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
+                .withNewMetadata().withNamespace("default").withName("records").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
+                        Map.of("dnsName", "crd.mesh.test", "recordType", "A", "targets", List.of("198.51.100.5", "198.51.100.6"), "recordTTL", 120),
+                        Map.of("dnsName", "crd.mesh.test", "recordType", "TXT", "targets", List.of("hello")),
+                        Map.of("dnsName", "_sip._udp.crd.mesh.test", "recordType", "SRV", "targets", List.of("10 5 5060 crd.mesh.test")),
+                        Map.of("dnsName", "outside.example.com", "recordType", "A", "targets", List.of("198.51.100.7")),
+                        Map.of("recordType", "A", "targets", List.of("198.51.100.8"))))))
+                .build();
+        client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).resource(dnsEndpoint).create();
+        reconcileUntil("crd.mesh.test", "A", List.of("198.51.100.5", "198.51.100.6"));
+        assertEquals(List.of("\"hello\""), bind().dig("crd.mesh.test", "TXT"));
+        assertEquals(List.of("10 5 5060 crd.mesh.test."), bind().dig("_sip._udp.crd.mesh.test", "SRV"));
+        assertTrue(bind().digAxfr("mesh.test").stream().anyMatch(l -> l.startsWith("a-crd.mesh.test. ") && l.contains("resource=crd/default/records")),
+                "ownership TXT visible in AXFR");
+        assertTrue(bind().digAxfr("mesh.test").stream().noneMatch(l -> l.contains("outside.example.com")), "domain filter");
+
+        client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).inNamespace("default").withName("records").delete();
+        reconcileUntil("crd.mesh.test", "A", List.of());
+        assertEquals(List.of(), bind().dig("_sip._udp.crd.mesh.test", "SRV"));
+        assertForeignUntouched();
+    }
+
+    @Test
+    void informerEventsAloneReconcileNodePortServices() throws Exception {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-1").endMetadata()
+                .withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.0.0.1").endAddress()
+                .addNewAddress().withType("ExternalIP").withAddress("192.0.2.201").endAddress().endStatus().build()).create();
+        client.services().resource(new ServiceBuilder().withNewMetadata().withNamespace("default").withName("np")
+                .withAnnotations(Map.of("external-dns.kubernetes.io/hostname", "np.mesh.test")).endMetadata()
+                .withNewSpec().withType("NodePort").withClusterIP("10.96.0.20")
+                .addNewPort().withName("http").withPort(80).withNodePort(30080).withProtocol("TCP").endPort().endSpec().build()).create();
+        // no reconcileNow(): the informer event plus the debounce do it
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
+                .until(() -> bind().dig("np.mesh.test", "A").equals(List.of("192.0.2.201")));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> bind().dig("_http._tcp.np.mesh.test", "SRV").equals(List.of("0 50 30080 np.mesh.test.")));
+
+        given().get("/q/metrics").then().statusCode(200)
+                .body(containsString("meshdns_exposure_last_sync_timestamp_seconds"))
+                .body(containsString("meshdns_exposure_records{type=\"A\"}"))
+                .body(containsString("meshdns_exposure_changes_total{action=\"create\"}"));
+        client.services().inNamespace("default").withName("np").delete();
+        await().atMost(Duration.ofSeconds(20)).until(() -> bind().dig("np.mesh.test", "A").isEmpty());
+    }
+
+    void assertForeignUntouched() throws Exception {
+        assertEquals(List.of("192.0.2.99"), bind().dig("foreign.mesh.test", "A"));
+        assertEquals(List.of("\"hand-made, not ours\""), bind().dig("foreign.mesh.test", "TXT"));
+    }
+
+    static <T> T unchecked(Callable<T> c) {
+        try {
+            return c.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
