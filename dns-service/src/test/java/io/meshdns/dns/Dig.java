@@ -26,7 +26,7 @@ public final class Dig {
     }
 
     public static Result dig(String host, int port, String... args) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of("dig", "@" + host, "-p", String.valueOf(port), "+tries=1", "+time=3"));
+        List<String> cmd = new ArrayList<>(List.of("dig", "@" + host, "-p", String.valueOf(port), "+tries=2", "+time=5"));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

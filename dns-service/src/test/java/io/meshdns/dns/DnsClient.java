@@ -54,7 +54,7 @@ public final class DnsClient {
         resolver.setTCP(tcp);
         resolver.setIgnoreTruncation(true);
         resolver.setEDNS(-1); // dnsjava adds OPT by default; the tests decide per query
-        resolver.setTimeout(Duration.ofSeconds(3));
+        resolver.setTimeout(Duration.ofSeconds(10)); // generous: CI machines are shared
         return resolver.send(query);
     }
 

@@ -15,6 +15,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -42,12 +44,24 @@ public class Authenticator {
     @Inject
     ClusterManager clusters;
 
+    private Supplier<Optional<KubernetesClient>> localClient;
     private Mode mode;
     private byte[] sharedDigest;
     private final Map<String, Verdict> cache = new ConcurrentHashMap<>();
 
+    public Authenticator() {
+    }
+
+    /** Outside CDI (tests): the config and where the local client for TokenReview comes from. */
+    Authenticator(DiscoveryConfig config, Supplier<Optional<KubernetesClient>> localClient) {
+        this.config = config;
+        this.localClient = localClient;
+        init();
+    }
+
     @PostConstruct
     void init() {
+        if (localClient == null) localClient = () -> clusters.localClient();
         if (config.auth().disabled()) {
             mode = Mode.DISABLED;
             LOG.warn("meshdns.discovery.auth.disabled=true: the discovery API accepts requests without a token");
@@ -93,7 +107,7 @@ public class Authenticator {
     }
 
     private boolean tokenReview(String token) {
-        KubernetesClient client = clusters.localClient().orElse(null);
+        KubernetesClient client = localClient.get().orElse(null);
         if (client == null) return false;
         try {
             TokenReview review = client.authentication().v1().tokenReviews()

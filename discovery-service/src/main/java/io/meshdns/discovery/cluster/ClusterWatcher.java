@@ -44,7 +44,8 @@ public final class ClusterWatcher implements AutoCloseable {
                           Duration staleAfter, Duration resync, Duration crdRetry) {
     }
 
-    private record Watched(Kind kind, String apiVersion, SharedIndexInformer<? extends HasMetadata> informer) {
+    private record Watched(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory,
+                           SharedIndexInformer<HasMetadata> informer) {
     }
 
     private final String cluster;
@@ -115,7 +116,7 @@ public final class ClusterWatcher implements AutoCloseable {
     /** Periodic: readiness, staleness, CRD retries. Cheap; called about every second. */
     public void tick() {
         if (closed) return;
-        thread.execute(() -> {
+        onOwnThread(() -> {
             if (closed) return;
             long now = System.currentTimeMillis();
             if (now >= nextCrdCheckMillis && crdMissing.containsValue(true)) watchCustomResources();
@@ -147,6 +148,7 @@ public final class ClusterWatcher implements AutoCloseable {
                 aggregator.updateCluster(status());
                 LOG.warnf("cluster %s: no healthy watch for %s, marked stale (its last known state is still served)",
                         cluster, options.staleAfter());
+                if (initialSynced) restartInformers();
             }
         });
     }
@@ -154,7 +156,7 @@ public final class ClusterWatcher implements AutoCloseable {
     /** Periodic double check: the catalog's entries of this cluster equal the informer stores. */
     public void reconcile() {
         if (closed) return;
-        thread.execute(() -> {
+        onOwnThread(() -> {
             if (!closed && initialSynced) reconcileNow();
         });
     }
@@ -227,22 +229,43 @@ public final class ClusterWatcher implements AutoCloseable {
         }
     }
 
-    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> factory) {
-        SharedIndexInformer<T> informer = factory.apply(client);
-        informer.addEventHandler(new ResourceEventHandler<T>() {
+    /**
+     * After a stale period we do not trust a watch resumed from an old resourceVersion (a restored
+     * or replaced API server may accept it and never replay what changed): fresh informers list
+     * everything again, and the reconcile after their sync removes what disappeared meanwhile.
+     * Until then the catalog keeps the last known state.
+     */
+    private void restartInformers() {
+        List<Watched> old = new ArrayList<>(watched);
+        watched.clear();
+        for (Watched w : old) {
+            try {
+                w.informer().stop();
+            } catch (RuntimeException e) {
+                LOG.debugf("cluster %s: stopping %s informer: %s", cluster, w.kind(), e.getMessage());
+            }
+            watch(w.kind(), w.apiVersion(), w.factory());
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> typedFactory) {
+        Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory = (Function) typedFactory;
+        SharedIndexInformer<HasMetadata> informer = factory.apply(client);
+        informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
             @Override
-            public void onAdd(T obj) {
-                thread.execute(() -> apply(kind, obj));
+            public void onAdd(HasMetadata obj) {
+                onOwnThread(() -> apply(kind, obj));
             }
 
             @Override
-            public void onUpdate(T oldObj, T newObj) {
-                thread.execute(() -> apply(kind, newObj));
+            public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
+                onOwnThread(() -> apply(kind, newObj));
             }
 
             @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                thread.execute(() -> remove(kind, obj));
+            public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
+                onOwnThread(() -> remove(kind, obj));
             }
         });
         // Keep retrying a failing list/watch forever: a remote cluster may come back at any time.
@@ -251,10 +274,20 @@ public final class ClusterWatcher implements AutoCloseable {
             return true;
         });
         informer.start().whenComplete((v, err) -> {
-            if (err != null) LOG.warnf("cluster %s: %s (%s) informer stopped: %s", cluster, kind, apiVersion, err.getMessage());
+            if (err != null && !closed && informer.isRunning()) {
+                LOG.warnf("cluster %s: %s (%s) informer failed: %s", cluster, kind, apiVersion, err.getMessage());
+            }
         });
-        watched.add(new Watched(kind, apiVersion, informer));
+        watched.add(new Watched(kind, apiVersion, factory, informer));
         LOG.debugf("cluster %s: watching %s (%s)", cluster, kind, apiVersion);
+    }
+
+    private void onOwnThread(Runnable r) {
+        try {
+            thread.execute(r);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Closed: a late informer callback has nothing to update any more.
+        }
     }
 
     private void apply(Kind kind, HasMetadata obj) {

@@ -137,7 +137,7 @@ public final class Answerer {
     private void refer(Snapshot snapshot, RRset ns, Message response) {
         response.getHeader().unsetFlag(Flags.AA);
         addRRset(response, ns, ns.getName(), Section.AUTHORITY);
-        for (Record r : ns.rrs()) {
+        for (Record r : ns.rrs(false)) {
             addAddresses(snapshot, ((NSRecord) r).getTarget(), response);
         }
     }
@@ -163,7 +163,7 @@ public final class Answerer {
         if (type != Type.SRV && type != Type.MX && type != Type.NS) {
             return;
         }
-        for (Record r : rrset.rrs()) {
+        for (Record r : rrset.rrs(false)) {
             Name target = switch (type) {
                 case Type.SRV -> ((SRVRecord) r).getTarget();
                 case Type.MX -> ((MXRecord) r).getTarget();
@@ -189,7 +189,7 @@ public final class Answerer {
 
     /** Adds the RRset with {@code owner} as owner name: the question's case, or the wildcard's synthesized name. */
     private static void addRRset(Message response, RRset rrset, Name owner, int section) {
-        for (Record r : rrset.rrs()) {
+        for (Record r : rrset.rrs(false)) {
             response.addRecord(r.getName() == owner ? r : r.withName(owner), section);
         }
     }

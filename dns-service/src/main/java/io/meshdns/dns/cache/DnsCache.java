@@ -83,6 +83,14 @@ public final class DnsCache {
 
     /** A fresh entry, or null (counted as a miss). */
     public CachedResponse lookup(CacheKey key) {
+        return lookup(key, true);
+    }
+
+    /**
+     * A fresh entry, or null. With {@code countMiss} false a miss is not counted: for a fast path
+     * that falls back to a full lookup (which counts it) on a miss.
+     */
+    public CachedResponse lookup(CacheKey key, boolean countMiss) {
         long now = clockMillis.getAsLong();
         Segment segment = segmentFor(key);
         CachedResponse entry;
@@ -95,7 +103,9 @@ public final class DnsCache {
             }
         }
         if (entry == null || !entry.isFresh(now)) {
-            misses.increment();
+            if (countMiss) {
+                misses.increment();
+            }
             return null;
         }
         (entry.kind() == Kind.SUCCESS ? successHits : denialHits).increment();
@@ -167,7 +177,7 @@ public final class DnsCache {
 
         Message normalized = new Message(0);
         normalized.getHeader().setFlag(Flags.QR);
-        copyFlag(response, normalized, Flags.RA);
+        normalized.getHeader().setFlag(Flags.RA); // served by us, a recursive service, whatever the upstream said
         copyFlag(response, normalized, Flags.AD);
         normalized.getHeader().setRcode(rcode & 0xF);
         normalized.addRecord(response.getQuestion(), Section.QUESTION);

@@ -4,6 +4,7 @@ import io.meshdns.dns.cache.CacheConfig;
 import io.meshdns.dns.cache.CacheMetrics;
 import io.meshdns.dns.cache.CacheSettings;
 import io.meshdns.dns.cache.DnsCache;
+import io.meshdns.dns.server.ServerConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.vertx.core.Vertx;
@@ -11,7 +12,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Builds the {@link Forwarder} bean from config at start, so that bad forwarding or cache config
@@ -23,10 +23,10 @@ public class ForwarderProducer {
     @Produces
     @Singleton
     @Startup
-    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, MeterRegistry registry,
-                                @ConfigProperty(name = "meshdns.dns.bind-address", defaultValue = "127.0.0.1") String bindAddress,
-                                @ConfigProperty(name = "meshdns.dns.port", defaultValue = "5353") int port) {
-        ForwardSettings settings = ForwardSettings.from(forwardConfig, bindAddress, port);
+    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, ServerConfig server,
+                                MeterRegistry registry) {
+        // Our own listen address, to refuse an upstream that is ourselves. The listener validates these keys.
+        ForwardSettings settings = ForwardSettings.from(forwardConfig, server.bindAddress().trim(), portOrZero(server.port()));
         CacheSettings cacheSettings = CacheSettings.from(cacheConfig);
         DnsCache cache = null;
         if (cacheSettings.enabled()) {
@@ -34,6 +34,14 @@ public class ForwarderProducer {
             CacheMetrics.bind(cache, registry);
         }
         return new UpstreamForwarder(vertx, settings, cache, registry).start();
+    }
+
+    private static int portOrZero(String port) {
+        try {
+            return Integer.parseInt(port.trim());
+        } catch (NumberFormatException e) {
+            return 0; // invalid: ServerSettings fails the start naming meshdns.dns.port
+        }
     }
 
     void close(@Disposes UpstreamForwarder forwarder) {

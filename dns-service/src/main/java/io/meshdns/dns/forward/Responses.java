@@ -30,10 +30,13 @@ final class Responses {
 
     /**
      * Turns an upstream response into ours, in place: the client's ID, question (its exact case) and
-     * RD/CD bits; no OPT or TSIG, which are hop-by-hop (the listener adds its own OPT).
+     * RD/CD bits, RA set and AA cleared; no OPT or TSIG, which are hop-by-hop (the listener adds its own OPT).
      */
     static Message toClient(Message upstream, Message query) {
         upstream.getHeader().setID(query.getHeader().getID());
+        // We are the client's recursive resolver: recursion is available, and the data is not ours.
+        upstream.getHeader().unsetFlag(Flags.AA);
+        upstream.getHeader().setFlag(Flags.RA);
         copyQueryFlags(query, upstream);
         List<Record> hopByHop = new ArrayList<>(1);
         for (Record r : upstream.getSection(Section.ADDITIONAL)) {

@@ -47,10 +47,12 @@ public final class MeshAnswerPolicy {
                 InetAddress ip = Names.undashed(label(qname, 0));
                 if (ip != null) return addressAnswer(qname, qtype, ip, settings.ttl());
             }
-            if (rel == 3 && placeholderOn() && label(qname, 2).equals("svc") && index.namespaces().contains(label(qname, 1))) {
+            if (rel == 3 && placeholderOn() && label(qname, 2).equals("svc") && index.namespaces().contains(label(qname, 1))
+                    && !index.serviceNames().contains(qname)) {
                 // Exactly <svc>.<ns>.svc.<zone> with a namespace that exists somewhere. A search-path expansion such as
                 // google.com.svc.<zone> ("com" is no namespace) or www.example.com.default.svc.<zone> (too many labels)
-                // never gets here: that is the difference from the CoreDNS template hack.
+                // never gets here: that is the difference from the CoreDNS template hack. A service that exists but has
+                // no records (an empty headless service) stays NXDOMAIN: it is known to be empty, not unknown.
                 return placeholder(qname, qtype);
             }
             return null;

@@ -14,6 +14,8 @@ import java.util.Set;
  *
  * @param namespaces        namespaces known in any cluster (lower case)
  * @param podNamespaceByIp  the local cluster's pod IPs → namespace (autopath: who is asking)
+ * @param serviceNames      every {@code <svc>.<ns>.svc.<zone>} of a Service in any cluster, with or without records
+ *                          (an empty headless service exists: it is NXDOMAIN, never a placeholder)
  * @param spreadNames       owner names whose A/AAAA RRset merges more than one cluster
  * @param wildcardHosts     wildcard ServiceEntry hosts outside our zones ({@code *.example.com}), by parent
  *                          ({@code example.com.}) → their A/AAAA records owned by the wildcard name. The
@@ -21,13 +23,15 @@ import java.util.Set;
  *                          answered by {@link MeshQueryHook#beforeForward} instead.
  * @param version           the catalog version these were compiled from
  */
-public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> spreadNames,
+public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
+                        Set<Name> spreadNames,
                         Map<Name, List<Record>> wildcardHosts, long version) {
-    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Map.of(), 0);
+    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), 0);
 
     public MeshIndex {
         namespaces = Set.copyOf(namespaces);
         podNamespaceByIp = Map.copyOf(podNamespaceByIp);
+        serviceNames = Set.copyOf(serviceNames);
         spreadNames = Set.copyOf(spreadNames);
         wildcardHosts = Map.copyOf(wildcardHosts);
     }

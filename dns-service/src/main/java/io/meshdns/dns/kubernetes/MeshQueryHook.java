@@ -189,6 +189,9 @@ public final class MeshQueryHook {
                 : -1;
         List<Record> order = new ArrayList<>(answer);
         if (shift >= 0) {
+            // Start from one canonical order: dnsjava's RRset.rrs() already cycles on its own counter, which
+            // would otherwise cancel our rotation out.
+            order.sort(java.util.Comparator.comparing(Record::rdataToString));
             java.util.Collections.rotate(order, -shift);
         } else {
             java.util.Collections.shuffle(order, ThreadLocalRandom.current());

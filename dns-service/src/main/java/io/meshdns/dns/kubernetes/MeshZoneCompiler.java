@@ -68,9 +68,27 @@ public final class MeshZoneCompiler {
         return settings;
     }
 
-    public MeshZones compile(Catalog catalog) {
+    /**
+     * Compiles {@code catalog}. Service names whose entries (services, slices, imports in every cluster) are equal
+     * to the previous call's reuse that call's records, so a delta costs a scan of the catalog plus the changed
+     * names only. Synchronized: callers compile from one thread anyway (the catalog thread).
+     */
+    public synchronized MeshZones compile(Catalog catalog) {
         return new Run(catalog).compile();
     }
+
+    /** The records one service name produced, and the entries it produced them from. */
+    private record GroupOutput(Map<String, CatalogEntry.Service> services, Map<String, List<CatalogEntry.EndpointSlice>> slices,
+                               Map<String, CatalogEntry.ServiceImport> imports,
+                               List<Record> cluster, List<Record> clusterset, List<Record> reverse4, List<Record> reverse6,
+                               List<Name> spread, Name serviceName) {
+        boolean sameInput(ServiceGroup g) {
+            return services.equals(g.byCluster) && slices.equals(g.slicesByCluster) && imports.equals(g.imports);
+        }
+    }
+
+    private Map<String, GroupOutput> groupCache = Map.of();
+    private Object cacheContext;
 
     /** The catalog grouped the way names are: one service name (namespace/name) across clusters. */
     private static final class ServiceGroup {
@@ -94,8 +112,9 @@ public final class MeshZoneCompiler {
     private final class ZoneBuilder {
         final Name origin;
         final boolean authoritative;
-        final LinkedHashSet<Record> records = new LinkedHashSet<>();
-        final Set<Name> owners = new HashSet<>();
+        // A list, not a set: Record.hashCode encodes the record to wire form on every call, and duplicates are
+        // harmless (the snapshot's RRsets drop them). The emitters avoid producing them in the first place.
+        final List<Record> records = new ArrayList<>();
 
         ZoneBuilder(Name origin, boolean authoritative) {
             this.origin = origin;
@@ -104,7 +123,6 @@ public final class MeshZoneCompiler {
 
         void add(Record r) {
             records.add(r);
-            owners.add(r.getName());
         }
 
         ZoneContent build(long serial) {
@@ -127,12 +145,15 @@ public final class MeshZoneCompiler {
         final ZoneBuilder reverse6 = new ZoneBuilder(IP6_ARPA, false);
         final Map<Name, ZoneBuilder> suffixZones = new LinkedHashMap<>();
         final Map<Name, ZoneBuilder> hostZones = new TreeMap<>();
-        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>();
+        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>(); // few: a set is fine here
         final Set<String> namespaces = new HashSet<>();
         final Map<InetAddress, String> podNamespaceByIp = new HashMap<>();
         final Set<Name> spreadNames = new HashSet<>();
+        final Set<Name> serviceNames = new HashSet<>();
         final List<String> warnings = new ArrayList<>();
         final Map<String, List<InetAddress>> gateways = new HashMap<>();
+
+        final Object context;
 
         Run(Catalog catalog) {
             this.catalog = catalog;
@@ -153,6 +174,8 @@ public final class MeshZoneCompiler {
                 gateways.put(c.name(), ips);
             }
             gateways.putAll(settings.gatewayOverrides());
+            // Everything a service name's records depend on besides its own entries: a change drops the cache.
+            this.context = java.util.Arrays.asList(local, new HashMap<>(gateways));
         }
 
         boolean isLocal(String cluster) {
@@ -188,16 +211,20 @@ public final class MeshZoneCompiler {
                 }
             }
             clusterZone.add(new TXTRecord(Names.under("dns-version", zone), DClass.IN, ttl, DNS_SCHEMA_VERSION));
-            for (ServiceGroup g : groups.values()) {
-                Name base = Names.under(g.name + "." + g.namespace + ".svc", zone);
-                if (base == null) {
-                    warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
+            Map<String, GroupOutput> previous = context.equals(cacheContext) ? groupCache : Map.of();
+            Map<String, GroupOutput> next = new HashMap<>(groups.size() * 2);
+            for (Map.Entry<String, ServiceGroup> e : groups.entrySet()) {
+                ServiceGroup g = e.getValue();
+                GroupOutput cached = previous.get(e.getKey());
+                if (cached != null && cached.sameInput(g)) {
+                    replay(cached); // unchanged service name: reuse its records (warnings were logged when it changed)
+                    next.put(e.getKey(), cached);
                     continue;
                 }
-                compileClusterName(g, base);
-                Name setBase = Names.under(g.name + "." + g.namespace + ".svc", clusterset);
-                if (setBase != null) compileClustersetName(g, setBase);
+                next.put(e.getKey(), compileGroup(g));
             }
+            groupCache = next;
+            cacheContext = context;
             pods.sort((a, b) -> a.ref().compareTo(b.ref()));
             for (CatalogEntry.Pod p : pods) compilePod(p);
             serviceEntries.sort((a, b) -> a.ref().compareTo(b.ref()));
@@ -213,7 +240,49 @@ public final class MeshZoneCompiler {
             for (ZoneBuilder z : hostZones.values()) zones.add(z.build(serial));
             Map<Name, List<Record>> wildcards = new HashMap<>();
             wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
-            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, spreadNames, wildcards, catalog.version()), warnings);
+            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcards, catalog.version()), warnings);
+        }
+
+        /** Compiles one service name, capturing what it appends so that the next compile can reuse it. */
+        GroupOutput compileGroup(ServiceGroup g) {
+            int c0 = clusterZone.records.size(), s0 = clustersetZone.records.size();
+            int r4 = reverse4.records.size(), r6 = reverse6.records.size();
+            groupSpread.clear();
+            Name serviceName = null;
+            Name base = Names.child(g.name, nsSuffix(g.namespace, zone));
+            if (base == null) {
+                warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
+            } else {
+                if (!g.byCluster.isEmpty()) {
+                    serviceName = base;
+                    serviceNames.add(base);
+                }
+                compileClusterName(g, base);
+                Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
+                if (setBase != null) compileClustersetName(g, setBase);
+            }
+            return new GroupOutput(new TreeMap<>(g.byCluster), new TreeMap<>(g.slicesByCluster), new TreeMap<>(g.imports),
+                    List.copyOf(clusterZone.records.subList(c0, clusterZone.records.size())),
+                    List.copyOf(clustersetZone.records.subList(s0, clustersetZone.records.size())),
+                    List.copyOf(reverse4.records.subList(r4, reverse4.records.size())),
+                    List.copyOf(reverse6.records.subList(r6, reverse6.records.size())),
+                    List.copyOf(groupSpread), serviceName);
+        }
+
+        void replay(GroupOutput o) {
+            clusterZone.records.addAll(o.cluster());
+            clustersetZone.records.addAll(o.clusterset());
+            reverse4.records.addAll(o.reverse4());
+            reverse6.records.addAll(o.reverse6());
+            spreadNames.addAll(o.spread());
+            if (o.serviceName() != null) serviceNames.add(o.serviceName());
+        }
+
+        final List<Name> groupSpread = new ArrayList<>();
+
+        void spread(Name n) {
+            spreadNames.add(n);
+            groupSpread.add(n);
         }
 
         // ---- <svc>.<ns>.svc.<cluster-domain> ----
@@ -252,7 +321,7 @@ public final class MeshZoneCompiler {
                         return;
                     }
                     for (InetAddress ip : ips) clusterZone.add(address(base, ttl, ip));
-                    if (contributing.size() > 1) spreadNames.add(base);
+                    if (contributing.size() > 1) spread(base);
                     emitServiceSrv(clusterZone, base, first.ports());
                 }
                 case PLACEHOLDER -> {
@@ -280,6 +349,7 @@ public final class MeshZoneCompiler {
             List<CatalogEntry.Service> withIps = services.stream().filter(s -> !s.headless() && s.serviceType() != ServiceType.EXTERNAL_NAME).toList();
             if (!withIps.isEmpty()) {
                 Set<String> contributing = new HashSet<>();
+                Set<InetAddress> seen = new HashSet<>();
                 for (CatalogEntry.Service s : withIps) {
                     for (String text : s.clusterIps()) {
                         InetAddress ip = Names.ip(text);
@@ -287,12 +357,13 @@ public final class MeshZoneCompiler {
                             warnings.add("service " + g.namespace + "/" + g.name + ": bad ClusterIP '" + text + "'");
                             continue;
                         }
+                        if (!seen.add(ip)) continue;
                         z.add(address(base, ttl, ip));
                         contributing.add(s.cluster());
                         if (withPtr) ptr(ip, base);
                     }
                 }
-                if (contributing.size() > 1) spreadNames.add(base);
+                if (contributing.size() > 1) spread(base);
                 emitServiceSrv(z, base, first.ports());
                 return;
             }
@@ -307,8 +378,9 @@ public final class MeshZoneCompiler {
                           boolean withPtr, boolean clusterLabel) {
             // An empty headless service produces no records at all: the name does not exist (NXDOMAIN).
             Set<String> contributing = new HashSet<>();
+            Set<InetAddress> seen = new HashSet<>();
             for (Endpoint ep : endpoints) {
-                z.add(address(base, ttl, ep.ip));
+                if (seen.add(ep.ip)) z.add(address(base, ttl, ep.ip));
                 contributing.add(ep.cluster);
                 Name host = endpointName(base, ep, clusterLabel);
                 if (host == null) continue;
@@ -321,12 +393,13 @@ public final class MeshZoneCompiler {
                     z.add(new SRVRecord(owner, DClass.IN, ttl, 0, 100, endpointPort(ep, p), host));
                 }
             }
-            if (contributing.size() > 1) spreadNames.add(base);
+            if (contributing.size() > 1) spread(base);
         }
 
         Name endpointName(Name base, Endpoint ep, boolean clusterLabel) {
-            String rel = clusterLabel ? ep.hostname + "." + ep.cluster : ep.hostname;
-            return Names.under(rel, base);
+            if (!clusterLabel) return Names.child(ep.hostname, base);
+            Name perCluster = Names.child(ep.cluster.toLowerCase(Locale.ROOT), base);
+            return perCluster == null ? null : Names.child(ep.hostname, perCluster);
         }
 
         /** The endpoint's own port of the same name (the pod's real port: there is no proxy in front of a headless service). */
@@ -346,11 +419,14 @@ public final class MeshZoneCompiler {
         }
 
         Name srvOwner(Name base, PortSpec p) {
-            return Names.under("_" + p.name().toLowerCase(Locale.ROOT) + "._" + p.protocol().toLowerCase(Locale.ROOT), base);
+            Name prefix = srvPrefixes.computeIfAbsent(p.name() + "|" + p.protocol(), k -> relative(
+                    "_" + p.name().toLowerCase(Locale.ROOT) + "._" + p.protocol().toLowerCase(Locale.ROOT)));
+            return prefix == null ? null : Names.concat(prefix, base);
         }
 
         List<Endpoint> readyEndpoints(ServiceGroup g, String cluster) {
             List<Endpoint> out = new ArrayList<>();
+            Set<String> seen = new HashSet<>(); // one endpoint may sit in two slices while they are being rebalanced
             for (CatalogEntry.EndpointSlice slice : g.slicesByCluster.getOrDefault(cluster, List.of())) {
                 for (EndpointAddress ea : slice.endpoints()) {
                     if (!ea.ready()) continue;
@@ -363,7 +439,7 @@ public final class MeshZoneCompiler {
                         String host = ea.hostname() != null && !ea.hostname().isEmpty()
                                 ? ea.hostname().toLowerCase(Locale.ROOT)
                                 : Names.dashed(ip); // the spec's "system-assigned identifier", as CoreDNS makes it
-                        out.add(new Endpoint(cluster, host, ip, slice.ports()));
+                        if (seen.add(host + "/" + text)) out.add(new Endpoint(cluster, host, ip, slice.ports()));
                     }
                 }
             }
@@ -411,7 +487,7 @@ public final class MeshZoneCompiler {
                     }
                 }
             }
-            if (contributing.size() > 1) spreadNames.add(base);
+            if (contributing.size() > 1) spread(base);
             for (CatalogEntry.Service s : copies) {
                 Name perCluster = Names.under(s.cluster().toLowerCase(Locale.ROOT), base);
                 if (perCluster == null) continue;
@@ -472,20 +548,18 @@ public final class MeshZoneCompiler {
                         continue;
                     }
                     ZoneBuilder z = zoneForHost(owner);
-                    if (z == clusterZone && clusterZone.owners.contains(owner) && !isServiceEntryOwner(owner)) {
+                    if (z == clusterZone && serviceNames.contains(owner)) {
                         continue; // a Kubernetes service of that name wins over a ServiceEntry host
                     }
-                    seOwners.add(owner);
-                    for (InetAddress ip : ips) z.add(address(owner, ttl, ip));
+                    Set<InetAddress> done = seAddresses.computeIfAbsent(owner, k -> new HashSet<>());
+                    for (InetAddress ip : ips) {
+                        if (done.add(ip)) z.add(address(owner, ttl, ip)); // several entries may name one host
+                    }
                 }
             }
         }
 
-        final Set<Name> seOwners = new HashSet<>();
-
-        boolean isServiceEntryOwner(Name owner) {
-            return seOwners.contains(owner);
-        }
+        final Map<Name, Set<InetAddress>> seAddresses = new HashMap<>();
 
         boolean inOurZones(Name owner) {
             if (owner.subdomain(zone) || owner.subdomain(clusterset)) return true;
@@ -519,8 +593,25 @@ public final class MeshZoneCompiler {
             (ip instanceof Inet4Address ? reverse4 : reverse6).add(new PTRRecord(owner, DClass.IN, ttl, target));
         }
 
+        final Map<String, Name> nsSuffixes = new HashMap<>();
+
+        /** {@code <ns>.svc.<domain>}, built once per namespace and domain. */
+        Name nsSuffix(String ns, Name domain) {
+            return nsSuffixes.computeIfAbsent(ns + "|" + domain, k -> Names.under(ns + ".svc", domain));
+        }
+
+        final Map<String, Name> srvPrefixes = new HashMap<>();
+
         ServiceGroup group(Map<String, ServiceGroup> groups, String ns, String name) {
             return groups.computeIfAbsent(ns + "/" + name, k -> new ServiceGroup(ns, name));
+        }
+    }
+
+    private static Name relative(String text) {
+        try {
+            return Name.fromString(text);
+        } catch (org.xbill.DNS.TextParseException e) {
+            return null;
         }
     }
 

@@ -32,6 +32,25 @@ final class Names {
         }
     }
 
+    /** The name {@code label.parent}; null when {@code label} is not one valid label or the result is too long. */
+    static Name child(String label, Name parent) {
+        if (parent == null || label.isEmpty() || label.indexOf('.') >= 0 || label.indexOf('\\') >= 0) return null;
+        try {
+            return Name.concatenate(Name.fromString(label), parent);
+        } catch (TextParseException | org.xbill.DNS.NameTooLongException e) {
+            return null;
+        }
+    }
+
+    /** {@code prefix} (relative) + {@code suffix}; null when too long. */
+    static Name concat(Name prefix, Name suffix) {
+        try {
+            return Name.concatenate(prefix, suffix);
+        } catch (org.xbill.DNS.NameTooLongException e) {
+            return null;
+        }
+    }
+
     /** An IPv4 or IPv6 literal, or null when {@code text} is anything else (never resolved). */
     static InetAddress ip(String text) {
         if (text == null || text.isEmpty()) return null;

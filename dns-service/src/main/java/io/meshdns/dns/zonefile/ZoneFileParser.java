@@ -70,7 +70,17 @@ public final class ZoneFileParser {
 
     /** dnsjava's tokenizer already says "file:line: problem" for a named file; keep the file name otherwise. */
     private static String withFile(String file, String message) {
-        return message != null && message.startsWith(file) ? message : file + ": " + message;
+        if (message == null) {
+            return file + ": unreadable";
+        }
+        if (message.startsWith(file)) {
+            return message;
+        }
+        String shortName = Path.of(file).getFileName().toString();
+        if (message.startsWith(shortName + ":")) { // dnsjava names the file without its directory
+            return file + message.substring(shortName.length());
+        }
+        return file + ": " + message;
     }
 
     private ZoneFileParser() {

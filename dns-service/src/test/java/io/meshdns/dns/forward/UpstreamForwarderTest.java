@@ -145,6 +145,14 @@ class UpstreamForwarderTest {
         assertEquals(BIND_WWW, firstAddress(second));
         assertEquals(1, cache.successHits());
         assertEquals(1, cache.misses());
+
+        Message wireQuery = query("WWW.example.test.", Type.A, 555);
+        Message fromWire = new Message(f.cachedAnswerWire(wireQuery));
+        assertEquals(555, fromWire.getHeader().getID());
+        assertEquals("WWW.example.test.", fromWire.getQuestion().getName().toString());
+        assertEquals(BIND_WWW, firstAddress(fromWire));
+        assertEquals(null, f.cachedAnswerWire(query("nothing-cached.example.test.", Type.A, 1)));
+        assertEquals(1, cache.misses(), "the fast path leaves miss counting to forward()");
         assertEquals(1, counter("coredns.forward.requests", bind.address()));
         assertEquals(1, registry.find("coredns.forward.responses").tag("to", bind.address()).tag("rcode", "NOERROR")
                 .counter().count());
@@ -170,9 +178,10 @@ class UpstreamForwarderTest {
     void forceTcpUsesTcpOnly() throws Exception {
         UpstreamForwarder f = forwarder(sequential(bind).withForceTcp(true), null);
         assertEquals("192.0.2.7", firstAddress(ask(f, "force-tcp.wild.example.test.", Type.A)));
-        Message big = ask(f, "big.example.test.", Type.TXT);
+        // a large answer arrives whole at once (asked from Knot: BIND's log of big.example.test belongs to the TC test)
+        Message big = ask(forwarder(sequential(knot).withForceTcp(true), null), "big.example.test.", Type.TXT);
         assertFalse(big.getHeader().getFlag(Flags.TC));
-        assertEquals(20, big.getSection(Section.ANSWER).size(), "a large answer needs no retry over TCP");
+        assertEquals(20, big.getSection(Section.ANSWER).size());
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             List<String> log = bind.queriesFor("force-tcp.wild.example.test");
             assertEquals(1, log.size(), log.toString());

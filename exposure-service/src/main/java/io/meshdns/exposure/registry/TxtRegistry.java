@@ -145,7 +145,9 @@ public final class TxtRegistry {
             } else { // our legacy exclusive claim next to other owners' shares: the rest is ours
                 part = present.stream().filter(t -> !claimedByOthers.contains(t)).toList();
             }
-            if (!part.isEmpty()) out.add(data.withTargets(part).withLabels(labels(c, true)));
+            // our claim alone is an ordinary owned RRset (TTL compared); shares exist once another owner claims
+            boolean share = !c.owner().equals(ownerId) || !othersShared.isEmpty();
+            if (!part.isEmpty()) out.add(data.withTargets(part).withLabels(labels(c, share)));
         }
         return out;
     }

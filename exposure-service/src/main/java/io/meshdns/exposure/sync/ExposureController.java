@@ -94,8 +94,8 @@ public class ExposureController {
     }
 
     void onStop(@Observes ShutdownEvent ev) {
-        if (election != null) election.cancel(true);
         if (executor != null) executor.shutdownNow();
+        if (election != null) election.cancel(true);
         if (sources != null) sources.close();
     }
 
@@ -137,6 +137,13 @@ public class ExposureController {
                         newLeader -> LOG.debugf("Lease %s/%s held by %s", ns, le.leaseName(), newLeader)))
                 .build()).build();
         election = elector.start();
+        // fabric8's elector ends after losing the Lease: stand for election again unless shutting down
+        election.whenComplete((ignored, error) -> {
+            if (executor != null && !executor.isShutdown()) {
+                leader = false;
+                executor.schedule(this::startLeaderElection, le.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        });
     }
 
     public boolean isLeader() {

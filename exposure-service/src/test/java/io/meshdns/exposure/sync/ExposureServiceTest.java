@@ -192,6 +192,10 @@ class ExposureServiceTest {
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> bind().dig("_http._tcp.np.mesh.test", "SRV").equals(List.of("0 50 30080 np.mesh.test.")));
 
+        // only the Lease holder writes: the Lease exists and names a holder
+        var lease = client.leases().inNamespace("default").withName("meshdns-exposure").get();
+        assertTrue(lease != null && lease.getSpec().getHolderIdentity() != null && controller.isLeader(), "Lease held");
+
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("meshdns_exposure_last_sync_timestamp_seconds"))
                 .body(containsString("meshdns_exposure_records{type=\"A\"}"))

@@ -18,6 +18,8 @@ public final class KnotServer extends DnsServer {
         conf.append("server:\n")
                 .append("    rundir: \"").append(dir).append("\"\n")
                 .append("    listen: 127.0.0.1@").append(port).append("\n")
+                // generous TCP I/O timeouts: on a loaded CI machine the client may be slow to read a big AXFR
+                .append("    tcp-io-timeout: 20000\n    tcp-remote-io-timeout: 20000\n    tcp-idle-timeout: 60\n")
                 .append("database:\n    storage: \"").append(dir.resolve("db")).append("\"\n")
                 .append("log:\n  - target: stdout\n    any: info\n")
                 .append("key:\n  - id: ").append(KEY_NAME).append("\n    algorithm: ").append(algorithm)

@@ -1,0 +1,44 @@
+package io.meshdns.discovery.api;
+
+import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.discovery.config.DiscoveryConfigValidator;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.common.MapBackedConfigSource;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Invalid configuration is reported with the key's name (the validator fails the start with these). */
+class ConfigValidationTest {
+    private static List<String> problems(Map<String, String> values) {
+        DiscoveryConfig c = new SmallRyeConfigBuilder().withMapping(DiscoveryConfig.class)
+                .withConverter(java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
+                .withSources(new MapBackedConfigSource("test", values, 500) {
+                }).build().getConfigMapping(DiscoveryConfig.class);
+        return DiscoveryConfigValidator.problems(c);
+    }
+
+    @Test
+    void defaultsAreValid() {
+        assertEquals(List.of(), problems(Map.of()));
+    }
+
+    @Test
+    void badValuesNameTheirKey() {
+        List<String> p = problems(Map.of(
+                "meshdns.discovery.cluster-name", "East_1",
+                "meshdns.discovery.batch-window", "0s",
+                "meshdns.discovery.history-size", "0",
+                "meshdns.discovery.manifest-dirs", Path.of("/nonexistent/meshdns").toString()));
+        String all = String.join("\n", p);
+        for (String key : List.of("meshdns.discovery.cluster-name", "meshdns.discovery.batch-window",
+                "meshdns.discovery.history-size", "meshdns.discovery.manifest-dirs")) {
+            assertTrue(all.contains(key), key + " in " + all);
+        }
+    }
+}

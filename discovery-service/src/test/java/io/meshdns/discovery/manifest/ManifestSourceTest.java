@@ -1,0 +1,134 @@
+package io.meshdns.discovery.manifest;
+
+import io.meshdns.discovery.catalog.CatalogAggregator;
+import io.meshdns.discovery.cluster.RejectionReporter;
+import io.meshdns.discovery.metrics.DiscoveryMetrics;
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogDelta;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.ClusterStatus;
+import io.meshdns.model.Kind;
+import io.meshdns.model.ObjectRef;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The file source on a copy of the bundled two-cluster example (examples/clusters). */
+class ManifestSourceTest {
+    private static final Path EXAMPLE = Path.of("..", "examples", "clusters");
+
+    @TempDir
+    Path dir;
+    private CatalogAggregator catalog;
+    private ManifestSource source;
+
+    @BeforeEach
+    void copyExample() throws IOException {
+        try (Stream<Path> files = Files.walk(EXAMPLE)) {
+            for (Path p : (Iterable<Path>) files::iterator) {
+                Path target = dir.resolve(EXAMPLE.relativize(p).toString());
+                if (Files.isDirectory(p)) Files.createDirectories(target);
+                else Files.copy(p, target);
+            }
+        }
+        catalog = new CatalogAggregator(1000, 50, 100, null);
+        catalog.expectInitialSync(ManifestSource.SOURCE_ID);
+        source = new ManifestSource(List.of(dir), "local", "east", catalog,
+                new DiscoveryMetrics(new SimpleMeterRegistry(), catalog), new RejectionReporter(false, Runnable::run), c -> false);
+    }
+
+    @Test
+    void loadsBothClustersOfTheBundledExample() {
+        assertTrue(source.poll());
+        assertTrue(catalog.isReady(), "the first load completes the source's initial sync");
+        assertNotNull(catalog.flush());
+        Catalog c = catalog.current();
+        assertEquals(List.of("10.96.0.10"), service(c, "east", "web").clusterIps());
+        assertEquals(List.of("10.97.0.10"), service(c, "west", "web").clusterIps());
+        assertEquals(List.of("10.97.0.20"), service(c, "west", "reviews").clusterIps());
+        assertNull(c.get(new ObjectRef("east", Kind.SERVICE, "shop", "reviews")), "reviews lives only in west");
+        assertTrue(service(c, "east", "db").headless());
+        CatalogEntry.EndpointSlice slice = (CatalogEntry.EndpointSlice) c.get(new ObjectRef("east", Kind.ENDPOINT_SLICE, "shop", "db-7xk2p"));
+        assertEquals(List.of("db-0", "db-1"), slice.endpoints().stream().map(e -> e.hostname()).toList());
+        CatalogEntry.ServiceEntry payments = (CatalogEntry.ServiceEntry) c.get(new ObjectRef("east", Kind.SERVICE_ENTRY, "istio-system", "payments-api"));
+        assertEquals(List.of("192.0.2.10"), payments.addresses());
+        CatalogEntry.ServiceEntry legacy = (CatalogEntry.ServiceEntry) c.get(new ObjectRef("west", Kind.SERVICE_ENTRY, "shop", "legacy"));
+        assertEquals(List.of("legacy.service.entry"), legacy.hosts());
+        assertEquals(List.of("east", "west"), c.clusters().stream().map(ClusterStatus::name).toList());
+        assertTrue(c.clusters().get(0).local(), "east is the configured local cluster name");
+        assertFalse(source.poll(), "nothing changed: no reload");
+    }
+
+    @Test
+    void followsEditsDeletesAnnotationsAndKeepsTheLastGoodStateOfABrokenFile() throws IOException {
+        source.poll();
+        catalog.flush();
+
+        Path west = dir.resolve("west/all.yaml");
+        rewrite(west, Files.readString(west).replace("10.97.0.20", "10.97.0.21"));
+        Files.writeString(dir.resolve("top.yaml"), """
+                apiVersion: v1
+                kind: Service
+                metadata:
+                  name: north-svc
+                  namespace: default
+                  annotations: {meshdns.io/cluster: north}
+                spec: {clusterIP: 10.98.0.1}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: unannotated}
+                spec: {clusterIP: 10.99.0.1}
+                """);
+        Files.delete(dir.resolve("east/serviceentry.yaml"));
+        assertTrue(source.poll());
+        CatalogDelta d = catalog.flush();
+        Catalog c = catalog.current();
+        assertEquals(List.of("10.97.0.21"), service(c, "west", "reviews").clusterIps());
+        assertNotNull(c.get(new ObjectRef("north", Kind.SERVICE, "default", "north-svc")), "annotation names the cluster");
+        assertNotNull(c.get(new ObjectRef("local", Kind.SERVICE, "default", "unannotated")), "top-level file: the default cluster");
+        assertEquals(List.of(new ObjectRef("east", Kind.SERVICE_ENTRY, "istio-system", "payments-api")), d.deletes());
+
+        // A file that no longer parses keeps its previous objects; a malformed object keeps its last good entry.
+        rewrite(west, "apiVersion: v1\nkind: Service\nmetadata: {name: [unclosed\n");
+        Files.writeString(dir.resolve("east/bad-se.yaml"), """
+                apiVersion: networking.istio.io/v1
+                kind: ServiceEntry
+                metadata: {name: bad, namespace: shop}
+                spec: {hosts: [ok.example], addresses: [not-an-ip]}
+                """);
+        assertTrue(source.poll());
+        catalog.flush();
+        c = catalog.current();
+        assertEquals(List.of("10.97.0.21"), service(c, "west", "reviews").clusterIps());
+        assertNull(c.get(new ObjectRef("east", Kind.SERVICE_ENTRY, "shop", "bad")));
+        assertNotNull(c.get(new ObjectRef("east", Kind.SERVICE, "shop", "web")), "everything else is still served");
+    }
+
+    private static void rewrite(Path p, String content) throws IOException {
+        FileTime before = Files.getLastModifiedTime(p);
+        Files.writeString(p, content);
+        // Coarse file system clocks: make sure the change is visible by mtime even within one tick.
+        if (Files.getLastModifiedTime(p).equals(before)) Files.setLastModifiedTime(p, FileTime.fromMillis(before.toMillis() + 1000));
+    }
+
+    private static CatalogEntry.Service service(Catalog c, String cluster, String name) {
+        CatalogEntry e = c.get(new ObjectRef(cluster, Kind.SERVICE, "shop", name));
+        assertNotNull(e, cluster + "/shop/" + name);
+        return (CatalogEntry.Service) e;
+    }
+}

@@ -1,0 +1,88 @@
+package io.meshdns.dns.forward;
+
+import static io.restassured.RestAssured.given;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import java.util.concurrent.TimeUnit;
+
+import io.meshdns.dns.testing.BindUpstreamResource;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.Type;
+
+/**
+ * The Forwarder bean as the app wires it from config, and its metrics at /q/metrics under CoreDNS's
+ * names. The BIND upstream is GLOBAL: every @QuarkusTest of this module shares the one boot with it
+ * as {@code meshdns.dns.upstreams}, so no test ever forwards to the host's real resolver.
+ */
+@QuarkusTest
+@WithTestResource(value = BindUpstreamResource.class, scope = TestResourceScope.GLOBAL)
+class ForwarderWiringTest {
+
+    @Inject
+    Forwarder forwarder;
+
+    @ConfigProperty(name = "meshdns.dns.upstreams")
+    String upstream;
+
+    @Test
+    void forwardsThroughTheCacheAndExposesCoreDnsMetrics() throws Exception {
+        // The app is shared with other tests that also forward: compare counters before and after.
+        String before = metrics();
+        for (int id : new int[] {11, 12}) {
+            Message q = Message.newQuery(Record.newRecord(Name.fromConstantString("wiring.wild.example.test."), Type.A, DClass.IN));
+            q.getHeader().setID(id);
+            Message r = forwarder.forward(q).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals(Rcode.NOERROR, r.getRcode());
+            assertTrue(r.getHeader().getFlag(org.xbill.DNS.Flags.RA));
+            assertFalse(r.getHeader().getFlag(org.xbill.DNS.Flags.AA));
+            assertEquals(id, r.getHeader().getID());
+            assertEquals("192.0.2.7", ((ARecord) r.getSection(Section.ANSWER).get(0)).getAddress().getHostAddress());
+        }
+        String after = metrics();
+        String to = "{to=\"" + upstream + "\"}";
+        assertEquals(1, value(after, "coredns_forward_requests_total" + to) - value(before, "coredns_forward_requests_total" + to));
+        String noerror = "coredns_forward_responses_total{rcode=\"NOERROR\",to=\"" + upstream + "\"}";
+        assertEquals(1, value(after, noerror) - value(before, noerror));
+        String hits = "coredns_cache_hits_total{type=\"success\"}";
+        assertEquals(1, value(after, hits) - value(before, hits));
+        assertEquals(1, value(after, "coredns_cache_misses_total") - value(before, "coredns_cache_misses_total"));
+        assertTrue(value(after, "coredns_cache_entries{type=\"success\"}") >= 1);
+        assertTrue(after.lines().anyMatch(l -> l.startsWith("coredns_forward_request_duration_seconds_bucket{")
+                && l.contains("to=\"" + upstream + "\"")), "latency histogram per upstream");
+        for (String present : List.of("coredns_forward_healthcheck_failures_total" + to, "coredns_forward_max_concurrent_rejects_total",
+                "coredns_cache_hits_total{type=\"denial\"}", "coredns_cache_entries{type=\"denial\"}",
+                "coredns_cache_served_stale_total", "meshdns_forward_loops_detected_total" + to)) {
+            assertTrue(value(after, present) >= 0, present);
+        }
+    }
+
+    private static String metrics() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
+    /** The value of the sample whose name and labels are exactly {@code series}; fails if absent. */
+    private static double value(String exposition, String series) {
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        throw new AssertionError(series + " not exposed");
+    }
+}

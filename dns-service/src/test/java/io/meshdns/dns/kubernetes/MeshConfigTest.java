@@ -1,0 +1,71 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.dns.InvalidConfigException;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Bad mesh config fails with the key's name; good values parse. */
+class MeshConfigTest {
+
+    static KubernetesDnsConfig config(Map<String, String> v) {
+        return new KubernetesDnsConfig() {
+            public String clusterDomain() { return v.getOrDefault("cluster-domain", "cluster.local"); }
+            public String clustersetDomain() { return "clusterset.local"; }
+            public Optional<String> clusterName() { return Optional.ofNullable(v.get("cluster-name")); }
+            public String remoteServicePolicy() { return v.getOrDefault("remote-service-policy", "cluster-ip"); }
+            public Map<String, String> clusterGateways() {
+                return v.containsKey("gw") ? Map.of("west", v.get("gw")) : Map.of();
+            }
+            public String pods() { return v.getOrDefault("pods", "disabled"); }
+            public Kubernetes kubernetes() { return () -> Long.parseLong(v.getOrDefault("ttl", "5")); }
+            public Multicluster multicluster() { return () -> v.getOrDefault("spread", "shuffle"); }
+            public Placeholder placeholder() {
+                return new Placeholder() {
+                    public boolean enabled() { return Boolean.parseBoolean(v.getOrDefault("ph", "false")); }
+                    public Optional<String> ipv4() { return Optional.ofNullable(v.get("ph-ip")); }
+                    public Optional<List<String>> serviceEntrySuffixes() { return Optional.of(List.of("service.entry")); }
+                    public long ttl() { return 60; }
+                };
+            }
+            public Autopath autopath() { return () -> false; }
+        };
+    }
+
+    private static void failsNaming(String key, Map<String, String> v) {
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> MeshNaming.settings(config(v)));
+        assertEquals(key, e.key(), e.getMessage());
+        assertTrue(e.getMessage().startsWith(key), e.getMessage());
+    }
+
+    @Test
+    void badValuesNameTheirKey() {
+        failsNaming("meshdns.dns.remote-service-policy", Map.of("remote-service-policy", "nearest"));
+        failsNaming("meshdns.dns.pods", Map.of("pods", "maybe"));
+        failsNaming("meshdns.dns.multicluster.spread", Map.of("spread", "random"));
+        failsNaming("meshdns.dns.kubernetes.ttl", Map.of("ttl", "-1"));
+        failsNaming("meshdns.dns.cluster-gateways.west", Map.of("gw", "10.0.0.1,gateway.example"));
+        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("ph", "true"));
+        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("ph", "true", "ph-ip", "fd00::1"));
+        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("remote-service-policy", "placeholder"));
+        failsNaming("meshdns.dns.cluster-domain", Map.of("cluster-domain", "bad..domain"));
+    }
+
+    @Test
+    void goodValuesParse() {
+        MeshSettings s = MeshNaming.settings(config(Map.of("remote-service-policy", "gateway", "pods", "verified", "spread", "round-robin",
+                "gw", "203.0.113.1, 203.0.113.2", "ph", "true", "ph-ip", "1.1.1.2", "cluster-name", "east")));
+        assertEquals(MeshSettings.RemoteServicePolicy.GATEWAY, s.remotePolicy());
+        assertEquals(MeshSettings.PodRecords.VERIFIED, s.pods());
+        assertEquals(MeshSettings.Spread.ROUND_ROBIN, s.spread());
+        assertEquals(2, s.gatewayOverrides().get("west").size());
+        assertEquals("east", s.localCluster());
+        assertEquals("service.entry.", s.placeholder().serviceEntrySuffixes().get(0).toString());
+    }
+}

@@ -1,0 +1,78 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.InvalidConfigException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ServerSettingsTest {
+
+    record Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle)
+            implements ServerConfig {
+        @Override
+        public Edns edns() {
+            return () -> payload;
+        }
+
+        @Override
+        public Tcp tcp() {
+            return () -> idle;
+        }
+
+        @Override
+        public boolean queryLog() {
+            return false;
+        }
+    }
+
+    private static Config valid() {
+        return new Config("127.0.0.1", "5353", List.of("127.0.0.0/8", "::1/128"), "1232", "10s");
+    }
+
+    @Test
+    void defaultsAreValid() {
+        ServerSettings s = ServerSettings.from(valid());
+        assertEquals(5353, s.port());
+        assertEquals(Duration.ofSeconds(10), s.tcpIdleTimeout());
+        assertTrue(s.acl().allows("127.0.0.9"));
+        assertTrue(s.acl().allows("::1"));
+        assertTrue(s.acl().allows("::ffff:127.0.0.1"), "IPv4-mapped sender on a dual-stack socket");
+        assertFalse(s.acl().allows("10.0.0.1"));
+        assertFalse(s.acl().allows("::2"));
+    }
+
+    @Test
+    void ipv6BindAddress() {
+        ServerSettings s = ServerSettings.from(new Config("[::1]", "0", List.of("::1/128"), "1232", "500ms"));
+        assertTrue(s.ipv6());
+        assertEquals("::1", s.bindAddress());
+        assertEquals(Duration.ofMillis(500), s.tcpIdleTimeout());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+            "bad bind address; localhost;   5353;  127.0.0.0/8;   1232; 10s; meshdns.dns.bind-address",
+            "port not a number; 127.0.0.1;  dns;   127.0.0.0/8;   1232; 10s; meshdns.dns.port",
+            "port too big;     127.0.0.1;   70000; 127.0.0.0/8;   1232; 10s; meshdns.dns.port",
+            "bad cidr;         127.0.0.1;   5353;  10.0.0.0/33;   1232; 10s; meshdns.dns.allowed-clients",
+            "not an address;   127.0.0.1;   5353;  nothing/8;     1232; 10s; meshdns.dns.allowed-clients",
+            "payload below 512; 127.0.0.1;  5353;  127.0.0.0/8;   100;  10s; meshdns.dns.edns.max-udp-payload",
+            "bad idle timeout; 127.0.0.1;   5353;  127.0.0.0/8;   1232; soon; meshdns.dns.tcp.idle-timeout",
+            "zero idle timeout; 127.0.0.1;  5353;  127.0.0.0/8;   1232; 0s; meshdns.dns.tcp.idle-timeout",
+    })
+    void invalidValuesNameTheirKey(String what, String bind, String port, String cidr, String payload, String idle,
+                                   String key) {
+        InvalidConfigException e = assertThrows(InvalidConfigException.class,
+                () -> ServerSettings.from(new Config(bind, port, List.of(cidr), payload, idle)));
+        assertEquals(key, e.key());
+        assertTrue(e.getMessage().startsWith(key + ": "), e.getMessage());
+    }
+}

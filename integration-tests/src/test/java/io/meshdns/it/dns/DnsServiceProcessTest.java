@@ -1,0 +1,103 @@
+package io.meshdns.it.dns;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * dns-service as an operator runs it: the packaged jar in its own process. Bad configuration must
+ * stop it with a non-zero exit and a message naming the key (one process per kind of check: listener
+ * keys and zone files; the other keys' messages are unit-tested in ServerSettingsTest); an IPv6 bind address must work; the
+ * demo zone must answer what ./bin/demo promises.
+ */
+class DnsServiceProcessTest {
+    private static final Duration START = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path tmp;
+
+    static Stream<Arguments> badConfigs() throws IOException {
+        Path broken = tmp.resolve("broken.zone");
+        Files.writeString(broken, "$ORIGIN x.test.\n@ 60 IN SOA ns admin 1 2 3 4 5\nwww 60 IN A 300.1.1.1\n");
+        return Stream.of(
+                Arguments.of(List.of("meshdns.dns.allowed-clients=10.0.0.0/99"), "meshdns.dns.allowed-clients", "10.0.0.0/99"),
+                Arguments.of(List.of("meshdns.dns.port=70000"), "meshdns.dns.port", "70000"),
+                Arguments.of(List.of("meshdns.dns.port=0", "meshdns.dns.zone-files=" + broken), "meshdns.dns.zone-files", broken + ":3"));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @MethodSource("badConfigs")
+    void invalidConfigurationFailsTheStartNamingTheKey(List<String> properties, String key, String detail) throws Exception {
+        try (DnsServiceProcess p = DnsServiceProcess.start(properties.toArray(String[]::new))) {
+            int exit = p.awaitExit(START);
+            assertNotEquals(0, exit, p.output());
+            assertTrue(p.output().contains(key + ": "), "names " + key + ":\n" + p.output());
+            assertTrue(p.output().contains(detail), "shows " + detail + ":\n" + p.output());
+        }
+    }
+
+    @Test
+    void servesOverIpv6Loopback() throws Exception {
+        assumeIpv6();
+        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.bind-address=::1", "meshdns.dns.port=0",
+                "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
+            int port = p.awaitPort(START);
+            for (String proto : List.of("+notcp", "+tcp")) {
+                String out = dig("::1", port, proto, "registry.mesh.example", "A");
+                assertTrue(out.contains("status: NOERROR"), out);
+                assertTrue(out.contains("192.0.2.10"), out);
+            }
+        }
+    }
+
+    /** The dig lines ./bin/demo prints, against the bundled example zone. */
+    @Test
+    void theDemoZoneAnswersWhatTheDemoPromises() throws Exception {
+        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.port=0",
+                "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
+            int port = p.awaitPort(START);
+            String a = dig("127.0.0.1", port, "registry.mesh.example", "A");
+            assertTrue(a.contains("status: NOERROR") && a.contains("192.0.2.10"), a);
+            String srv = dig("127.0.0.1", port, "_registry._tcp.mesh.example", "SRV");
+            assertTrue(srv.contains("5002 registry.mesh.example.") && srv.contains("ADDITIONAL SECTION"), srv);
+            String cname = dig("127.0.0.1", port, "www.mesh.example");
+            assertTrue(cname.contains("CNAME") && cname.contains("192.0.2.10"), cname);
+            String nx = dig("127.0.0.1", port, "nope.mesh.example");
+            assertTrue(nx.contains("status: NXDOMAIN") && nx.contains("SOA"), nx);
+            String wild = dig("127.0.0.1", port, "anything.apps.mesh.example");
+            assertTrue(wild.contains("192.0.2.99"), wild);
+            String tcp = dig("127.0.0.1", port, "+tcp", "registry.mesh.example", "AAAA");
+            assertTrue(tcp.contains("2001:db8::10"), tcp);
+        }
+    }
+
+    private static void assumeIpv6() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/net/if_inet6")), "no IPv6 on this host");
+    }
+
+    static String dig(String server, int port, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("dig", "@" + server, "-p", String.valueOf(port), "+tries=3", "+time=5"));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(20, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        return out;
+    }
+}
