@@ -25,7 +25,8 @@ import java.util.concurrent.CompletionStage;
  * AXFR (RFC 5936) of the dynamic zones over TCP; IXFR (RFC 1995) gets the same full answer, which
  * section 4 of RFC 1995 allows. Allowed when the request is signed with a configured TSIG key, or
  * (unsigned) from a {@code meshdns.dns.dynamic.allow-transfer} CIDR; otherwise REFUSED. Other zones
- * (zone files, discovery) are not transferable: REFUSED, as before this handler existed. The zone is split into messages of about {@value #MESSAGE_BUDGET} bytes; with TSIG every
+ * (zone files, discovery) are not transferable: REFUSED, as before this handler existed.
+ * The zone is split into messages of about {@value #MESSAGE_BUDGET} bytes; with TSIG every
  * message is signed, each MAC chained to the previous one (RFC 8945 5.3.1).
  */
 @ApplicationScoped
