@@ -23,6 +23,14 @@ public interface RequestHandler {
      */
     CompletionStage<Reply> handle(Message request, ClientInfo client);
 
+    /**
+     * Like {@link #handle(Message, ClientInfo)}, with the request exactly as received: TSIG (RFC 8945)
+     * is verified over the original bytes. The listeners call this one; override it when you need them.
+     */
+    default CompletionStage<Reply> handle(Message request, byte[] wire, ClientInfo client) {
+        return handle(request, client);
+    }
+
     /** A response plus the zone it came from, for metrics and the query log. */
     record Reply(Message response, String zone) {
     }

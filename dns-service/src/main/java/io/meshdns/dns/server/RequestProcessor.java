@@ -99,7 +99,7 @@ public class RequestProcessor {
         Record question = query.getQuestion();
         if (client.transport() == Transport.TCP && opcode == Opcode.QUERY && question != null
                 && (question.getType() == Type.AXFR || question.getType() == Type.IXFR) && transfers.isResolvable()) {
-            transfers.get().transfer(query, client).whenComplete((messages, error) -> {
+            transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
                 if (error != null || messages == null || messages.isEmpty()) {
                     LOG.warnf(error, "zone transfer for %s failed", question.getName());
                     complete(query, packet.length, client, servFail(query), started, send);
@@ -111,7 +111,7 @@ public class RequestProcessor {
             });
             return;
         }
-        handler.handle(query, client).whenComplete((reply, error) -> {
+        handler.handle(query, packet, client).whenComplete((reply, error) -> {
             if (error != null || reply == null) {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
                 reply = servFail(query);

@@ -13,4 +13,9 @@ import java.util.concurrent.CompletionStage;
  */
 public interface ZoneTransferHandler {
     CompletionStage<List<Message>> transfer(Message request, ClientInfo client);
+
+    /** Like {@link #transfer(Message, ClientInfo)}, with the request's original bytes (for TSIG). */
+    default CompletionStage<List<Message>> transfer(Message request, byte[] wire, ClientInfo client) {
+        return transfer(request, client);
+    }
 }

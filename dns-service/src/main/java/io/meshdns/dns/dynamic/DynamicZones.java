@@ -1,0 +1,152 @@
+package io.meshdns.dns.dynamic;
+
+import io.meshdns.dns.InvalidConfigException;
+import io.meshdns.dns.server.DnsServer;
+import io.meshdns.dns.snapshot.RecordSource;
+import io.meshdns.dns.snapshot.SnapshotStore;
+import io.meshdns.dns.snapshot.ZoneContent;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+/**
+ * The dynamic zones: loads each from its journal at start (before the listeners bind), applies
+ * UPDATEs one at a time on a single writer thread (never on an event loop: the journal fsyncs), and
+ * publishes every new version through the {@link RecordSource} seam, so the next query sees it.
+ * Order per UPDATE: compute the next version (pure), append it to the journal and fsync, then swap
+ * it in and answer. A failed journal write answers SERVFAIL and changes nothing.
+ */
+@ApplicationScoped
+public class DynamicZones {
+    private static final Logger LOG = Logger.getLogger(DynamicZones.class);
+    static final String SOURCE_ID = "dynamic-zones";
+
+    @Inject
+    DynamicConfig config;
+    @Inject
+    SnapshotStore store;
+
+    private DynamicSettings settings;
+    private final Map<Name, ZoneJournal> journals = new LinkedHashMap<>();
+    private final Map<Name, ZoneData> zones = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile Consumer<List<ZoneContent>> publisher = content -> { };
+    private ExecutorService writer;
+
+    void onStart(@Observes @Priority(DnsServer.STARTUP_PRIORITY - 50) StartupEvent event) throws Exception {
+        settings = DynamicSettings.from(config);
+        if (!settings.enabled()) {
+            return;
+        }
+        for (Name origin : settings.zones()) {
+            ZoneJournal.Loaded loaded;
+            try {
+                loaded = ZoneJournal.open(settings.journalDir(), origin);
+            } catch (IOException e) {
+                throw new InvalidConfigException(DynamicConfig.JOURNAL_DIR,
+                        "cannot use journal for zone " + origin + " in " + settings.journalDir() + ": " + e.getMessage(), e);
+            }
+            journals.put(origin, loaded.journal());
+            zones.put(origin, loaded.zone());
+            LOG.infof("dynamic zone %s: %d records, serial %d, from %s (%d transactions replayed%s)", origin,
+                    loaded.zone().size(), loaded.zone().soa().getSerial(), loaded.journal().file(), loaded.transactions(),
+                    loaded.damaged() ? ", damaged tail dropped" : "");
+        }
+        writer = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "meshdns-dynamic-update");
+            t.setDaemon(true);
+            return t;
+        });
+        store.register(new RecordSource() {
+            @Override
+            public String id() {
+                return SOURCE_ID;
+            }
+
+            @Override
+            public void start(Consumer<List<ZoneContent>> publish) {
+                publisher = publish;
+                publish();
+            }
+        });
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        if (writer != null) {
+            writer.shutdown();
+        }
+        for (ZoneJournal journal : journals.values()) {
+            try {
+                journal.close();
+            } catch (IOException e) {
+                LOG.warnf("closing %s: %s", journal.file(), e.getMessage());
+            }
+        }
+    }
+
+    public DynamicSettings settings() {
+        return settings;
+    }
+
+    /** The current version of a dynamic zone; null when {@code origin} is not one. */
+    public ZoneData zone(Name origin) {
+        return zones.get(origin);
+    }
+
+    /** Applies an UPDATE (TSIG and zone section already checked) and completes with its RCODE. */
+    public CompletionStage<Integer> update(Name origin, Message update) {
+        CompletableFuture<Integer> result = new CompletableFuture<>();
+        writer.execute(() -> {
+            try {
+                result.complete(applyNow(origin, update));
+            } catch (Exception e) {
+                LOG.errorf(e, "UPDATE of zone %s failed; nothing applied", origin);
+                result.complete(Rcode.SERVFAIL);
+            }
+        });
+        return result;
+    }
+
+    private int applyNow(Name origin, Message update) throws IOException {
+        ZoneData current = zones.get(origin);
+        UpdateProcessor.Result result = UpdateProcessor.apply(current, update);
+        if (result.rcode() != Rcode.NOERROR || !result.changed()) {
+            return result.rcode();
+        }
+        ZoneJournal journal = journals.get(origin);
+        journal.append(result.removed(), result.added());
+        zones.put(origin, result.next());
+        publish();
+        if (journal.wantsCompaction(result.next())) {
+            journal.compact(result.next());
+        }
+        LOG.debugf("zone %s: serial %d, -%d +%d records", origin, result.next().soa().getSerial(),
+                result.removed().size(), result.added().size());
+        return Rcode.NOERROR;
+    }
+
+    private void publish() {
+        List<ZoneContent> content = new ArrayList<>();
+        for (ZoneData zone : zones.values()) {
+            content.add(zone.toContent());
+        }
+        publisher.accept(content);
+    }
+}

@@ -1,0 +1,122 @@
+package io.meshdns.dns.dynamic;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Type;
+import org.xbill.DNS.Update;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The journal on a real temp directory: replay after a restart, a damaged tail, compaction. */
+class ZoneJournalTest {
+    static final Name ZONE = Name.fromConstantString("mesh.example.");
+
+    @TempDir
+    Path dir;
+
+    /** Applies an UPDATE the way DynamicZones does: pure step, then journal. */
+    static ZoneData apply(ZoneJournal journal, ZoneData zone, Update u) throws Exception {
+        UpdateProcessor.Result r = UpdateProcessor.apply(zone, u);
+        assertEquals(Rcode.NOERROR, r.rcode());
+        journal.append(r.removed(), r.added());
+        return r.next();
+    }
+
+    static Update add(String name, int type, String rdata) throws Exception {
+        Update u = new Update(ZONE);
+        u.add(Name.fromString(name), type, 60, rdata);
+        return u;
+    }
+
+    @Test
+    void aRestartReplaysEveryUpdateIncludingSrvTxtAndDeletes() throws Exception {
+        ZoneJournal.Loaded first = ZoneJournal.open(dir, ZONE);
+        assertEquals(1, first.zone().soa().getSerial());
+        ZoneData zone = first.zone();
+        zone = apply(first.journal(), zone, add("registry.nsm.mesh.example.", Type.SRV, "0 10 5002 registry.nsm.mesh.example."));
+        zone = apply(first.journal(), zone, add("registry.nsm.mesh.example.", Type.A, "203.0.113.5"));
+        zone = apply(first.journal(), zone, add("a-registry.nsm.mesh.example.", Type.TXT,
+                "\"heritage=external-dns,external-dns/owner=c1,external-dns/resource=service/nsm/registry\""));
+        zone = apply(first.journal(), zone, add("gone.mesh.example.", Type.A, "192.0.2.1"));
+        Update delete = new Update(ZONE);
+        delete.delete(Name.fromString("gone.mesh.example."));
+        zone = apply(first.journal(), zone, delete);
+        first.journal().close();
+
+        ZoneJournal.Loaded second = ZoneJournal.open(dir, ZONE);
+        assertFalse(second.damaged());
+        assertEquals(6, second.zone().soa().getSerial(), "five updates after serial 1");
+        assertEquals(zone.records(), second.zone().records());
+        assertTrue(second.zone().rrset(Name.fromString("gone.mesh.example."), Type.A).isEmpty());
+        second.journal().close();
+        String text = Files.readString(ZoneJournal.fileFor(dir, ZONE));
+        assertEquals(1, text.lines().filter(l -> l.startsWith("T ")).count(), "compacted into one base block at load");
+    }
+
+    @Test
+    void aDamagedTailIsDroppedAndTheLastGoodStateKept() throws Exception {
+        ZoneJournal.Loaded first = ZoneJournal.open(dir, ZONE);
+        ZoneData good = apply(first.journal(), first.zone(), add("kept.mesh.example.", Type.A, "192.0.2.1"));
+        apply(first.journal(), good, add("lost.mesh.example.", Type.A, "192.0.2.2"));
+        first.journal().close();
+        Path file = ZoneJournal.fileFor(dir, ZONE);
+        List<String> lines = Files.readAllLines(file);
+        // A crash in the middle of the last write: the end line of the last block is cut short.
+        String last = lines.get(lines.size() - 1);
+        lines.set(lines.size() - 1, last.substring(0, last.length() - 3));
+        Files.write(file, lines);
+        Files.writeString(file, "+ garbage that is not a record\n", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+
+        ZoneJournal.Loaded second = ZoneJournal.open(dir, ZONE);
+        assertTrue(second.damaged());
+        assertEquals(good.records(), second.zone().records());
+        assertTrue(second.zone().rrset(Name.fromString("lost.mesh.example."), Type.A).isEmpty());
+        ZoneData after = apply(second.journal(), second.zone(), add("new.mesh.example.", Type.A, "192.0.2.3"));
+        second.journal().close();
+
+        ZoneJournal.Loaded third = ZoneJournal.open(dir, ZONE);
+        assertFalse(third.damaged(), "the damaged tail was cut off when the journal was compacted");
+        assertEquals(after.records(), third.zone().records());
+        third.journal().close();
+    }
+
+    @Test
+    void aJournalWithoutAnyCompleteBlockStartsEmptyAndKeepsTheFileAside() throws Exception {
+        Files.createDirectories(dir);
+        Files.writeString(ZoneJournal.fileFor(dir, ZONE), "T 1\n+ mesh.example.\t60\tIN\tA\t192.0.2.1\n");
+        ZoneJournal.Loaded loaded = ZoneJournal.open(dir, ZONE);
+        assertTrue(loaded.damaged());
+        assertEquals(1, loaded.zone().soa().getSerial());
+        loaded.journal().close();
+        try (var files = Files.list(dir)) {
+            assertTrue(files.anyMatch(p -> p.getFileName().toString().contains(".damaged-")));
+        }
+    }
+
+    @Test
+    void ttlChangesAndRecordCaseSurviveTheRoundTrip() throws Exception {
+        ZoneJournal.Loaded first = ZoneJournal.open(dir, ZONE);
+        ZoneData zone = apply(first.journal(), first.zone(), add("Web.mesh.example.", Type.CNAME, "Target.Elsewhere.example."));
+        Update ttl = new Update(ZONE);
+        ttl.add(Name.fromString("Web.mesh.example."), Type.CNAME, 5, "Target.Elsewhere.example.");
+        zone = apply(first.journal(), zone, ttl);
+        first.journal().close();
+        ZoneJournal.Loaded second = ZoneJournal.open(dir, ZONE);
+        Record cname = second.zone().rrset(Name.fromString("web.mesh.example."), Type.CNAME).get(0);
+        assertEquals(5, cname.getTTL());
+        assertEquals("Target.Elsewhere.example.", cname.rdataToString());
+        assertEquals(zone.records(), second.zone().records());
+        second.journal().close();
+    }
+}
