@@ -14,12 +14,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.Lookup;
 import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.TSIG;
 import org.xbill.DNS.TXTRecord;
 import org.xbill.DNS.Type;
+import org.xbill.DNS.Update;
 import org.xbill.DNS.ZoneTransferIn;
 
 import java.net.InetAddress;
@@ -88,36 +90,9 @@ class BuiltinProviderEndToEndTest {
         dns = startDns(0);
         int port = Integer.parseInt(dns.awaitLog("dns-service listening on 127\\.0\\.0\\.1 port (\\d+)", Duration.ofSeconds(5)));
 
-        exposure = JarProcess.start("exposure-service", Map.ofEntries(
-                Map.entry("meshdns.exposure.policy", "sync"),
-                Map.entry("meshdns.exposure.owner-id", "it-cluster"),
-                Map.entry("meshdns.exposure.provider", "builtin"),
-                Map.entry("meshdns.exposure.builtin.targets", "127.0.0.1:" + port),
-                Map.entry("meshdns.exposure.rfc2136.zones", DOMAIN),
-                Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
-                Map.entry("meshdns.exposure.rfc2136.tsig-secret", SECRET),
-                Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
-                Map.entry("meshdns.exposure.default-domain", DOMAIN),
-                Map.entry("meshdns.exposure.domain-filters", DOMAIN),
-                Map.entry("meshdns.exposure.sources", "service"),
-                Map.entry("meshdns.exposure.interval", "2s"),
-                Map.entry("meshdns.exposure.debounce", "200ms"),
-                Map.entry("meshdns.exposure.leader-election.enabled", "false"),
-                Map.entry("quarkus.kubernetes-client.master-url", kubernetes.url("/")),
-                Map.entry("quarkus.kubernetes-client.trust-certs", "true"),
-                Map.entry("quarkus.kubernetes-client.devservices.enabled", "false"),
-                Map.entry("quarkus.http.port", "0")));
+        exposure = startExposure(port);
 
-        Service service = new ServiceBuilder()
-                .withNewMetadata().withName("registry").withNamespace("nsm-system")
-                .addToAnnotations("meshdns.io/expose", "true")
-                .addToAnnotations("meshdns.io/srv-port", "registry")
-                .endMetadata()
-                .withNewSpec().withType("LoadBalancer")
-                .addNewPort().withName("registry").withPort(5002).withProtocol("TCP").endPort()
-                .endSpec()
-                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.10").endIngress().endLoadBalancer().endStatus()
-                .build();
+        Service service = nsmService("203.0.113.10");
         client.services().inNamespace("nsm-system").resource(service).create();
         client.services().inNamespace("nsm-system").resource(service).updateStatus();
 
@@ -146,8 +121,92 @@ class BuiltinProviderEndToEndTest {
         assertEquals(zone.size(), axfr(port).size(), "the whole zone came back from the journal");
     }
 
+    JarProcess startExposure(int port) throws Exception {
+        return JarProcess.start("exposure-service", Map.ofEntries(
+                Map.entry("meshdns.exposure.policy", "sync"),
+                Map.entry("meshdns.exposure.owner-id", "it-cluster"),
+                Map.entry("meshdns.exposure.provider", "builtin"),
+                Map.entry("meshdns.exposure.builtin.targets", "127.0.0.1:" + port),
+                Map.entry("meshdns.exposure.rfc2136.zones", DOMAIN),
+                Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
+                Map.entry("meshdns.exposure.rfc2136.tsig-secret", SECRET),
+                Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
+                Map.entry("meshdns.exposure.default-domain", DOMAIN),
+                Map.entry("meshdns.exposure.domain-filters", DOMAIN),
+                Map.entry("meshdns.exposure.sources", "service"),
+                Map.entry("meshdns.exposure.interval", "2s"),
+                Map.entry("meshdns.exposure.debounce", "200ms"),
+                Map.entry("meshdns.exposure.leader-election.enabled", "false"),
+                Map.entry("quarkus.kubernetes-client.master-url", kubernetes.url("/")),
+                Map.entry("quarkus.kubernetes-client.trust-certs", "true"),
+                Map.entry("quarkus.kubernetes-client.devservices.enabled", "false"),
+                Map.entry("quarkus.http.port", "0")));
+
+    }
+
+    static Service nsmService(String loadBalancerIp) {
+        return new ServiceBuilder()
+                .withNewMetadata().withName("registry").withNamespace("nsm-system")
+                .addToAnnotations("meshdns.io/expose", "true")
+                .addToAnnotations("meshdns.io/srv-port", "registry")
+                .endMetadata()
+                .withNewSpec().withType("LoadBalancer")
+                .addNewPort().withName("registry").withPort(5002).withProtocol("TCP").endPort()
+                .endSpec()
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp(loadBalancerIp).endIngress().endLoadBalancer().endStatus()
+                .build();
+    }
+
+    @Test
+    void updatesAndDeletesReachDnsServiceAndForeignRecordsAreNeverTouched() throws Exception {
+        dns = startDns(0);
+        int port = Integer.parseInt(dns.awaitLog("dns-service listening on 127\\.0\\.0\\.1 port (\\d+)", Duration.ofSeconds(5)));
+        // Records somebody else wrote into the zone before we came: no ownership TXT, so not ours.
+        Update foreign = new Update(Name.fromString(DOMAIN + "."));
+        foreign.add(Name.fromString("foreign." + DOMAIN + "."), Type.A, 300, "198.51.100.1");
+        foreign.add(Name.fromString("registry.nsm-system." + DOMAIN + "."), Type.TXT, 300, "\"hand-written\"");
+        SimpleResolver writer = new SimpleResolver(InetAddress.getLoopbackAddress());
+        writer.setPort(port);
+        writer.setTCP(true);
+        writer.setTSIGKey(new TSIG(TSIG.HMAC_SHA256, "exposure.", SECRET));
+        assertEquals(Rcode.NOERROR, writer.send(foreign).getRcode());
+        List<String> foreignBefore = foreignRecords(axfr(port));
+
+        exposure = startExposure(port);
+        client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.10")).create();
+        client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.10")).updateStatus();
+        try {
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> assertNsmResolves(port, "203.0.113.10"));
+            // The load balancer moves: the A record follows (RRset replaced, SRV kept).
+            client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.20")).updateStatus();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> assertNsmResolves(port, "203.0.113.20"));
+            // The Service goes away: our A and SRV go with it (policy sync).
+            client.services().inNamespace("nsm-system").withName("registry").delete();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                List<Record> zone = axfr(port);
+                assertTrue(zone.stream().noneMatch(r -> r.getName().toString().startsWith("registry.nsm-system.")
+                        && (r.getType() == Type.A || r.getType() == Type.SRV)), "our records deleted: " + zone);
+            });
+        } catch (Throwable e) {
+            throw new AssertionError("exposure-service output:\n" + exposure.output() + "\n\ndns-service output:\n" + dns.output(), e);
+        }
+        assertEquals(foreignBefore, foreignRecords(axfr(port)), "records we do not own are never changed or deleted");
+    }
+
+    static List<String> foreignRecords(List<Record> zone) {
+        return zone.stream().filter(r -> r.getName().toString().startsWith("foreign.")
+                        || (r.getType() == Type.TXT && ((TXTRecord) r).getStrings().get(0).equals("hand-written")))
+                .map(Record::toString).sorted().toList();
+    }
+
     /** NSM's registry-proxy-dns: LookupSRV("", "", name) for the port, then A on the same name. */
     static void assertNsmResolves(int port) throws Exception {
+        assertNsmResolves(port, "203.0.113.10");
+    }
+
+    static void assertNsmResolves(int port, String expectedIp) throws Exception {
         SimpleResolver resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
         resolver.setPort(port);
         resolver.setTimeout(Duration.ofSeconds(2));
@@ -165,7 +224,7 @@ class BuiltinProviderEndToEndTest {
         a.setCache(null);
         Record[] aAnswers = a.run();
         assertEquals(Lookup.SUCCESSFUL, a.getResult(), "A " + NAME + ": " + a.getErrorString());
-        assertEquals("203.0.113.10", ((ARecord) aAnswers[0]).getAddress().getHostAddress());
+        assertEquals(expectedIp, ((ARecord) aAnswers[0]).getAddress().getHostAddress());
     }
 
     static List<Record> axfr(int port) throws Exception {
