@@ -16,6 +16,7 @@ public interface ServerConfig {
     String ALLOWED_CLIENTS = "meshdns.dns.allowed-clients";
     String MAX_UDP_PAYLOAD = "meshdns.dns.edns.max-udp-payload";
     String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
+    String UDP_RECEIVE_BUFFER = "meshdns.dns.udp.receive-buffer";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
     @WithName("bind-address")
@@ -35,6 +36,8 @@ public interface ServerConfig {
 
     Tcp tcp();
 
+    Udp udp();
+
     /** One log line per query, in CoreDNS log-plugin style, on category {@code meshdns.querylog}. */
     @WithName("query-log")
     @WithDefault("false")
@@ -52,5 +55,15 @@ public interface ServerConfig {
         @WithName("idle-timeout")
         @WithDefault("10s")
         String idleTimeout();
+    }
+
+    interface Udp {
+        /**
+         * SO_RCVBUF and SO_SNDBUF of the UDP socket, in bytes: room for a burst of queries while the
+         * event loop is busy (the kernel caps it at net.core.rmem_max unless we run privileged).
+         */
+        @WithName("receive-buffer")
+        @WithDefault("4194304")
+        String receiveBuffer();
     }
 }

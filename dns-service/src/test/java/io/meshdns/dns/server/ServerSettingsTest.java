@@ -28,6 +28,11 @@ class ServerSettingsTest {
         }
 
         @Override
+        public Udp udp() {
+            return () -> "4194304";
+        }
+
+        @Override
         public boolean queryLog() {
             return false;
         }
