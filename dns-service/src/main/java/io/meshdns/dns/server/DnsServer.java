@@ -53,6 +53,7 @@ public class DnsServer {
     void validate(@Observes @Priority(10) StartupEvent event) {
         settings = ServerSettings.from(config);
         udpReceiveBuffer();
+        ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
     }
 
     void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {

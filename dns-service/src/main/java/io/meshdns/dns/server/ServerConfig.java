@@ -17,6 +17,7 @@ public interface ServerConfig {
     String MAX_UDP_PAYLOAD = "meshdns.dns.edns.max-udp-payload";
     String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
     String UDP_RECEIVE_BUFFER = "meshdns.dns.udp.receive-buffer";
+    String UDP_ANSWER_MEMO = "meshdns.dns.udp.answer-memo-entries";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
     @WithName("bind-address")
@@ -65,5 +66,13 @@ public interface ServerConfig {
         @WithName("receive-buffer")
         @WithDefault("4194304")
         String receiveBuffer();
+
+        /**
+         * Bound of the UDP fast path's memo of encoded authoritative answers per snapshot (about
+         * 150 bytes an entry); 0 turns the fast path off. The query log turns it off too.
+         */
+        @WithName("answer-memo-entries")
+        @WithDefault("100000")
+        String answerMemoEntries();
     }
 }

@@ -97,6 +97,11 @@ final class UdpListener {
             byte[] query = new byte[content.readableBytes()];
             content.getBytes(content.readerIndex(), query);
             Channel channel = ctx.channel();
+            byte[] fast = processor.fastAnswer(query, address.length == 16);
+            if (fast != null) {
+                channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(fast), sender));
+                return;
+            }
             String host = sender.getAddress().getHostAddress();
             ClientInfo client = new ClientInfo(host, sender.getPort(), address.length == 16, Transport.UDP);
             processor.process(query, client,

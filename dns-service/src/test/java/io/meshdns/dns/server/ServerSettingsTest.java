@@ -29,7 +29,17 @@ class ServerSettingsTest {
 
         @Override
         public Udp udp() {
-            return () -> "4194304";
+            return new Udp() {
+                @Override
+                public String receiveBuffer() {
+                    return "4194304";
+                }
+
+                @Override
+                public String answerMemoEntries() {
+                    return "100000";
+                }
+            };
         }
 
         @Override
