@@ -12,6 +12,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.vertx.core.Vertx;
@@ -36,6 +38,11 @@ final class UdpListener {
     private static final Logger LOG = Logger.getLogger(UdpListener.class);
     /** Largest query datagram we read; a bigger one is cut short and answered FORMERR. */
     static final int MAX_QUERY_DATAGRAM = 4096;
+    /**
+     * Datagrams per recvmmsg(2) on the epoll transport: Netty reads that many at once into one
+     * pooled buffer of {@code MAX_QUERY_DATAGRAM} slots when MAX_DATAGRAM_PAYLOAD_SIZE is set.
+     */
+    static final int RECVMMSG_BATCH = 16;
 
     private final Channel channel;
 
@@ -52,8 +59,15 @@ final class UdpListener {
                 .channelFactory(() -> internal.transport().datagramChannel(family))
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
-                .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM))
                 .handler(new Handler(settings.acl(), processor, metrics));
+        if (vertx.isNativeTransportEnabled() && Epoll.isAvailable()) {
+            // recvmmsg: up to RECVMMSG_BATCH datagrams per syscall, each in its own MAX_QUERY_DATAGRAM slot.
+            bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_QUERY_DATAGRAM)
+                    .option(ChannelOption.RCVBUF_ALLOCATOR,
+                            new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM * RECVMMSG_BATCH));
+        } else {
+            bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM));
+        }
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(settings.bindAddress(), port));
         if (!bound.await(10, TimeUnit.SECONDS)) {
             bound.channel().close();
@@ -99,13 +113,19 @@ final class UdpListener {
             Channel channel = ctx.channel();
             byte[] fast = processor.fastAnswer(query, address.length == 16);
             if (fast != null) {
-                channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(fast), sender));
+                // Flushed once per read batch (channelReadComplete): epoll sends the batch with sendmmsg.
+                channel.write(new DatagramPacket(Unpooled.wrappedBuffer(fast), sender), channel.voidPromise());
                 return;
             }
             String host = sender.getAddress().getHostAddress();
             ClientInfo client = new ClientInfo(host, sender.getPort(), address.length == 16, Transport.UDP);
             processor.process(query, client,
                     response -> channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
         }
 
         @Override
