@@ -57,6 +57,15 @@ public final class MeshQueryHook {
     }
 
     /**
+     * True when {@link #adjust} may change answers from {@code zone} (a zone label): per client, per
+     * query or through the forwarder. Answers from other zones depend on the query and the snapshot
+     * alone, so the UDP fast path may replay them.
+     */
+    public boolean mayAdjust(String zone) {
+        return meshZones.contains(zone);
+    }
+
+    /**
      * Called by the query handler for every response the Answerer produced from a zone.
      *
      * @param query    the client's query

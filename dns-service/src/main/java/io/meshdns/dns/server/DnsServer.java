@@ -8,8 +8,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.datagram.DatagramSocket;
-import io.vertx.core.datagram.DatagramSocketOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
@@ -34,7 +32,6 @@ public class DnsServer {
     /** Startup order: record sources observe StartupEvent before this (lower number first). */
     public static final int STARTUP_PRIORITY = 2000;
     private static final int BIND_ATTEMPTS = 5;
-    private static final int UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
     @Inject
     Vertx vertx;
@@ -48,13 +45,15 @@ public class DnsServer {
     DnsMetrics metrics;
 
     private ServerSettings settings;
-    private volatile DatagramSocket udp;
+    private volatile UdpListener udp;
     private volatile NetServer tcp;
     private volatile int boundPort = -1;
 
     /** Validates the listener config first of all, so a bad key fails the start before any file is read. */
     void validate(@Observes @Priority(10) StartupEvent event) {
         settings = ServerSettings.from(config);
+        udpReceiveBuffer();
+        ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
     }
 
     void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {
@@ -87,8 +86,9 @@ public class DnsServer {
         Exception last = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
             try {
-                DatagramSocket socket = bindUdp(settings.port());
-                int port = socket.localAddress().port();
+                UdpListener socket = UdpListener.bind(vertx, settings, udpReceiveBuffer(), settings.port(), processor,
+                        metrics);
+                int port = socket.port();
                 try {
                     tcp = bindTcp(port);
                 } catch (Exception e) {
@@ -110,24 +110,9 @@ public class DnsServer {
                 + " (" + ServerConfig.BIND_ADDRESS + ", " + ServerConfig.PORT + "): " + last.getMessage(), last);
     }
 
-    private DatagramSocket bindUdp(int port) throws Exception {
-        DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions()
-                .setIpV6(settings.ipv6())
-                .setReceiveBufferSize(UDP_RECEIVE_BUFFER));
-        socket.handler(packet -> {
-            String host = packet.sender().host();
-            int senderPort = packet.sender().port();
-            if (!settings.acl().allows(host)) {
-                metrics.aclDropped(false);
-                return;
-            }
-            ClientInfo client = new ClientInfo(host, senderPort, host.indexOf(':') >= 0, Transport.UDP);
-            processor.process(packet.data().getBytes(), client,
-                    response -> socket.send(Buffer.buffer(response), senderPort, host));
-        });
-        socket.exceptionHandler(e -> LOG.debugf("udp socket: %s", e.getMessage()));
-        return socket.listen(port, settings.bindAddress()).toCompletionStage().toCompletableFuture()
-                .get(10, TimeUnit.SECONDS);
+    private int udpReceiveBuffer() {
+        return ServerSettings.parseInt(ServerConfig.UDP_RECEIVE_BUFFER, config.udp().receiveBuffer(), 4096,
+                Integer.MAX_VALUE);
     }
 
     private NetServer bindTcp(int port) throws Exception {

@@ -2,7 +2,10 @@ package io.meshdns.dns.server;
 
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Transport;
+import io.meshdns.dns.fastpath.AnswerMemo;
+import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.snapshot.SnapshotStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -18,7 +21,9 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -42,16 +47,25 @@ public class RequestProcessor {
     DnsMetrics metrics;
     @Inject
     ServerConfig config;
+    @Inject
+    SnapshotStore store;
+    @Inject
+    MeshNaming mesh;
 
     private final RequestHandler[] byOpcode = new RequestHandler[16];
     private ResponseEncoder encoder;
     private boolean queryLog;
+    /** Null when the query log is on: every query must then go through {@link #complete}. */
+    private AnswerMemo memo;
 
     @PostConstruct
     void init() {
         ServerSettings settings = ServerSettings.from(config);
         encoder = new ResponseEncoder(settings.maxUdpPayload());
         queryLog = settings.queryLog();
+        int memoEntries = ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
+                10_000_000);
+        memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
         for (RequestHandler handler : handlers) {
             RequestHandler previous = byOpcode[handler.opcode()];
             if (previous != null) {
@@ -63,12 +77,32 @@ public class RequestProcessor {
     }
 
     /**
+     * The UDP fast path: the remembered answer to a plain query already answered from the current
+     * snapshot (see {@link AnswerMemo}), ID and question case patched; null sends it down
+     * {@link #process}. Counts the request in the metrics like the slow path does.
+     */
+    public byte[] fastAnswer(byte[] packet, boolean ipv6) {
+        if (memo == null) {
+            return null;
+        }
+        long started = System.nanoTime();
+        AnswerMemo.Hit hit = memo.lookup(store.current(), packet);
+        if (hit == null) {
+            return null;
+        }
+        AnswerMemo.Entry e = hit.entry();
+        metrics.request(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode(), System.nanoTime() - started);
+        return hit.response();
+    }
+
+    /**
      * Handles one DNS message. {@code send} is called once per response message (zero times when
      * the packet is dropped, more than once only for a zone transfer over TCP), possibly later and
      * on another thread when the answer is forwarded.
      */
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send) {
         long started = System.nanoTime();
+        Object snapshot = memo == null ? null : store.current();
         if (packet.length < Header.LENGTH || (packet[2] & 0x80) != 0) {
             metrics.malformed();
             return;
@@ -93,7 +127,7 @@ public class RequestProcessor {
             if (query.getQuestion() != null) {
                 notImp.addRecord(query.getQuestion(), Section.QUESTION);
             }
-            complete(query, packet.length, client, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
+            complete(query, packet, snapshot, client, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
             return;
         }
         Record question = query.getQuestion();
@@ -102,7 +136,7 @@ public class RequestProcessor {
             transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
                 if (error != null || messages == null || messages.isEmpty()) {
                     LOG.warnf(error, "zone transfer for %s failed", question.getName());
-                    complete(query, packet.length, client, servFail(query), started, send);
+                    complete(query, packet, snapshot, client, servFail(query), started, send);
                     return;
                 }
                 for (Message m : messages) {
@@ -116,11 +150,11 @@ public class RequestProcessor {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
                 reply = servFail(query);
             }
-            complete(query, packet.length, client, reply, started, send);
+            complete(query, packet, snapshot, client, reply, started, send);
         });
     }
 
-    private void complete(Message query, int requestSize, ClientInfo client, RequestHandler.Reply reply, long started,
+    private void complete(Message query, byte[] packet, Object snapshot, ClientInfo client, RequestHandler.Reply reply, long started,
                           Consumer<byte[]> send) {
         byte[] wire;
         try {
@@ -131,13 +165,44 @@ public class RequestProcessor {
             wire = reply.response().toWire();
         }
         send.accept(wire);
+        if (snapshot != null && client.transport() == Transport.UDP && replayable(query, reply)
+                && store.current() == snapshot) { // unchanged since the start: the answer came from it
+            Record question = query.getQuestion();
+            memo.remember(snapshot, packet, wire, reply.zone(), reply.response().getRcode(), question.getType());
+        }
         long nanos = System.nanoTime() - started;
         Record q = query.getQuestion();
         metrics.request(reply.zone(), client.transport().label(), client.ipv6(), q == null ? 0 : q.getType(),
                 reply.response().getRcode(), nanos);
         if (queryLog) {
-            QueryLog.log(client, query, requestSize, reply.response(), wire.length, nanos);
+            QueryLog.log(client, query, packet.length, reply.response(), wire.length, nanos);
         }
+    }
+
+    /**
+     * An answer the fast path may replay for the same query bytes: a QUERY answered from one of our
+     * zones (not forwarded: that is labelled ".", like hosts data) that the mesh hook leaves alone,
+     * and with no RRset of several records (dnsjava rotates those on every answer).
+     */
+    private boolean replayable(Message query, RequestHandler.Reply reply) {
+        if (query.getHeader().getOpcode() != Opcode.QUERY || NO_ZONE.equals(reply.zone())
+                || mesh.hook().mayAdjust(reply.zone())) {
+            return false;
+        }
+        Message response = reply.response();
+        for (int section : new int[] {Section.ANSWER, Section.AUTHORITY, Section.ADDITIONAL}) {
+            List<Record> records = response.getSection(section);
+            if (records.size() < 2) {
+                continue;
+            }
+            Set<String> rrsets = new HashSet<>();
+            for (Record r : records) {
+                if (!rrsets.add(r.getName().toString().toLowerCase(java.util.Locale.ROOT) + "/" + r.getType())) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static RequestHandler.Reply servFail(Message query) {

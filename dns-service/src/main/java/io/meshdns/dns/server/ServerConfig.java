@@ -16,6 +16,8 @@ public interface ServerConfig {
     String ALLOWED_CLIENTS = "meshdns.dns.allowed-clients";
     String MAX_UDP_PAYLOAD = "meshdns.dns.edns.max-udp-payload";
     String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
+    String UDP_RECEIVE_BUFFER = "meshdns.dns.udp.receive-buffer";
+    String UDP_ANSWER_MEMO = "meshdns.dns.udp.answer-memo-entries";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
     @WithName("bind-address")
@@ -35,6 +37,8 @@ public interface ServerConfig {
 
     Tcp tcp();
 
+    Udp udp();
+
     /** One log line per query, in CoreDNS log-plugin style, on category {@code meshdns.querylog}. */
     @WithName("query-log")
     @WithDefault("false")
@@ -52,5 +56,23 @@ public interface ServerConfig {
         @WithName("idle-timeout")
         @WithDefault("10s")
         String idleTimeout();
+    }
+
+    interface Udp {
+        /**
+         * SO_RCVBUF and SO_SNDBUF of the UDP socket, in bytes: room for a burst of queries while the
+         * event loop is busy (the kernel caps it at net.core.rmem_max unless we run privileged).
+         */
+        @WithName("receive-buffer")
+        @WithDefault("4194304")
+        String receiveBuffer();
+
+        /**
+         * Bound of the UDP fast path's memo of encoded authoritative answers per snapshot (about
+         * 150 bytes an entry); 0 turns the fast path off. The query log turns it off too.
+         */
+        @WithName("answer-memo-entries")
+        @WithDefault("100000")
+        String answerMemoEntries();
     }
 }

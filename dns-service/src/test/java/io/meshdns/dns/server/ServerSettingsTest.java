@@ -28,6 +28,21 @@ class ServerSettingsTest {
         }
 
         @Override
+        public Udp udp() {
+            return new Udp() {
+                @Override
+                public String receiveBuffer() {
+                    return "4194304";
+                }
+
+                @Override
+                public String answerMemoEntries() {
+                    return "100000";
+                }
+            };
+        }
+
+        @Override
         public boolean queryLog() {
             return false;
         }

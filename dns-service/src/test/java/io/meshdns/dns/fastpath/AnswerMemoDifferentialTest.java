@@ -1,0 +1,171 @@
+package io.meshdns.dns.fastpath;
+
+import io.meshdns.dns.answer.Answerer;
+import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.Outcome;
+import io.meshdns.dns.answer.Transport;
+import io.meshdns.dns.server.ResponseEncoder;
+import io.meshdns.dns.snapshot.Snapshot;
+import io.meshdns.dns.snapshot.ZoneContent;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.ARecord;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.EDNSOption;
+import org.xbill.DNS.Flags;
+import org.xbill.DNS.GenericEDNSOption;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.NSRecord;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.OPTRecord;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.Type;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fast path against the slow path on the same snapshot, for a bench-like query set (A hits,
+ * AAAA NODATA, NXDOMAIN under an existing namespace; mixed case; with and without EDNS; RD on and
+ * off): the memo is primed by the slow path's answer to the lower-case variant of each query (another
+ * ID), and then has to produce exactly the slow path's bytes for the query itself.
+ */
+class AnswerMemoDifferentialTest {
+    private static final int SERVICES = 2000;
+    private final Answerer answerer = new Answerer(1232);
+    private final ResponseEncoder encoder = new ResponseEncoder(1232);
+    private final ClientInfo client = new ClientInfo("127.0.0.1", 40000, false, Transport.UDP);
+
+    @Test
+    void fastPathBytesEqualSlowPathBytesForEveryBenchQuery() throws Exception {
+        Snapshot snapshot = benchSnapshot(1);
+        AnswerMemo memo = new AnswerMemo(1_000_000);
+        SplittableRandom random = new SplittableRandom(7);
+        int[] rcodes = new int[16];
+        int hits = 0;
+        for (int n = 0; n < 5000; n++) {
+            int kind = random.nextInt(10);
+            int i = random.nextInt(SERVICES);
+            String name = kind < 8 ? "svc-" + i + ".ns-" + i / 100 + ".bench.mesh." : "nosuch-" + n + ".ns-" + i / 100 + ".bench.mesh.";
+            int qtype = kind == 7 ? Type.AAAA : Type.A;
+            String mixed = mixCase(name, random);
+            int edns = random.nextInt(4); // 0: none, 1: 1232, 2: 4096 with DO, 3: 512
+            boolean rd = random.nextBoolean();
+
+            byte[] primer = query(name, qtype, edns, rd, random.nextInt(65536));
+            Message primed = new Message(primer);
+            byte[] primerAnswer = slow(snapshot, primer);
+            memo.remember(snapshot, primer, primerAnswer, "bench.mesh.", primed.getRcode(), qtype);
+
+            byte[] q = query(mixed, qtype, edns, rd, random.nextInt(65536));
+            byte[] expected = slow(snapshot, q);
+            AnswerMemo.Hit hit = memo.lookup(snapshot, q);
+            assertNotNull(hit, () -> "no memo hit for " + mixed);
+            assertArrayEquals(expected, hit.response(), () -> "fast != slow for " + mixed + " type " + qtype + " edns " + edns);
+            rcodes[new Message(expected).getRcode()]++;
+            hits++;
+        }
+        assertEquals(5000, hits);
+        assertTrue(rcodes[Rcode.NOERROR] > 0 && rcodes[Rcode.NXDOMAIN] > 0, "the set covers hits, NODATA and NXDOMAIN");
+    }
+
+    @Test
+    void theQuestionsCaseIsEchoedAndTheIdPatched() throws Exception {
+        Snapshot snapshot = benchSnapshot(1);
+        AnswerMemo memo = new AnswerMemo(10);
+        byte[] primer = query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1);
+        memo.remember(snapshot, primer, slow(snapshot, primer), "bench.mesh.", Rcode.NOERROR, Type.A);
+        Message m = new Message(memo.lookup(snapshot, query("SvC-1.nS-0.BENCH.mesh.", Type.A, 0, true, 4242)).response());
+        assertEquals(4242, m.getHeader().getID());
+        assertEquals("SvC-1.nS-0.BENCH.mesh.", m.getQuestion().getName().toString());
+        assertEquals("SvC-1.nS-0.BENCH.mesh.", m.getSection(Section.ANSWER).get(0).getName().toString());
+    }
+
+    @Test
+    void unusualQueriesAndNewSnapshotsTakeTheSlowPath() throws Exception {
+        Snapshot snapshot = benchSnapshot(1);
+        AnswerMemo memo = new AnswerMemo(10);
+        byte[] plain = query("svc-1.ns-0.bench.mesh.", Type.A, 1, true, 1);
+        memo.remember(snapshot, plain, slow(snapshot, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        assertNotNull(memo.lookup(snapshot, plain));
+
+        Message withCookie = new Message(plain);
+        withCookie.removeAllRecords(Section.ADDITIONAL);
+        List<EDNSOption> options = List.of(new GenericEDNSOption(10, new byte[8]));
+        withCookie.addRecord(new OPTRecord(1232, 0, 0, 0, options), Section.ADDITIONAL);
+        assertNull(memo.lookup(snapshot, withCookie.toWire()), "EDNS options are not keyed");
+        byte[] noQuestion = plain.clone();
+        noQuestion[5] = 0;
+        assertNull(memo.lookup(snapshot, noQuestion), "qdcount 0");
+        byte[] response = plain.clone();
+        response[2] |= (byte) 0x80;
+        assertNull(memo.lookup(snapshot, response), "QR set");
+        byte[] notify = plain.clone();
+        notify[2] = (byte) (4 << 3);
+        assertNull(memo.lookup(snapshot, notify), "opcode NOTIFY");
+        assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", Type.A, 2, true, 1)), "another OPT is another key");
+        assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", Type.A, 1, false, 1)), "RD is part of the key");
+
+        Snapshot next = benchSnapshot(2);
+        assertNull(memo.lookup(next, plain), "answers of an older snapshot are never replayed");
+        memo.remember(next, plain, slow(next, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        assertNull(memo.lookup(snapshot, plain));
+        assertEquals(1, memo.size());
+    }
+
+    private byte[] slow(Snapshot snapshot, byte[] packet) throws Exception {
+        Message query = new Message(packet);
+        Outcome.Answer answer = (Outcome.Answer) answerer.answer(snapshot, query, client);
+        return encoder.encode(answer.response(), encoder.limitFor(query, Transport.UDP));
+    }
+
+    private static byte[] query(String name, int qtype, int edns, boolean rd, int id) throws Exception {
+        Message m = Message.newQuery(Record.newRecord(Name.fromString(name), qtype, DClass.IN));
+        m.getHeader().setID(id);
+        if (!rd) {
+            m.getHeader().unsetFlag(Flags.RD);
+        }
+        if (edns == 1) {
+            m.addRecord(new OPTRecord(1232, 0, 0), Section.ADDITIONAL);
+        } else if (edns == 2) {
+            m.addRecord(new OPTRecord(4096, 0, 0, Flags.DO), Section.ADDITIONAL);
+        } else if (edns == 3) {
+            m.addRecord(new OPTRecord(512, 0, 0), Section.ADDITIONAL);
+        }
+        return m.toWire();
+    }
+
+    private static String mixCase(String name, SplittableRandom random) {
+        StringBuilder b = new StringBuilder(name.length());
+        for (char c : name.toCharArray()) {
+            b.append(random.nextBoolean() ? Character.toUpperCase(c) : c);
+        }
+        return b.toString();
+    }
+
+    private static Snapshot benchSnapshot(long version) throws Exception {
+        Name origin = Name.fromString("bench.mesh.");
+        List<Record> records = new ArrayList<>();
+        records.add(new SOARecord(origin, DClass.IN, 30, Name.fromString("ns.bench.mesh."),
+                Name.fromString("hostmaster.bench.mesh."), version, 3600, 600, 86400, 30));
+        records.add(new NSRecord(origin, DClass.IN, 30, Name.fromString("ns.bench.mesh.")));
+        records.add(new ARecord(Name.fromString("ns.bench.mesh."), DClass.IN, 30, InetAddress.getByName("10.0.0.1")));
+        for (int i = 0; i < SERVICES; i++) {
+            int a = i + 1;
+            records.add(new ARecord(Name.fromString(("svc-" + i + ".ns-" + i / 100 + ".bench.mesh.").toLowerCase(Locale.ROOT)),
+                    DClass.IN, 30, InetAddress.getByAddress(new byte[] {10, (byte) (a >> 16), (byte) (a >> 8), (byte) a})));
+        }
+        return Snapshot.build(version, List.of(new ZoneContent(origin, records, true)));
+    }
+}
