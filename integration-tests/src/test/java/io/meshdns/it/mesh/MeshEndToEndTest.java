@@ -1,5 +1,6 @@
 package io.meshdns.it.mesh;
 
+import io.meshdns.dns.testing.ExternalDnsServer;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -10,7 +11,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.it.testing.KnotServer;
+import io.meshdns.dns.testing.KnotServer;
 import io.meshdns.it.testing.MockCluster;
 import io.meshdns.it.testing.ServiceProcess;
 import io.meshdns.model.CatalogEntry;
@@ -119,7 +120,7 @@ class MeshEndToEndTest {
     }
 
     private ServiceProcess dnsService(String name, String cluster, boolean placeholder) {
-        int port = io.meshdns.it.testing.ExternalDnsServer.freePort();
+        int port = ExternalDnsServer.freePort();
         ServiceProcess p = new ServiceProcess(name, "dns-service", dir)
                 .property("meshdns.dns.port", String.valueOf(port))
                 .property("meshdns.dns.upstreams", knot.address())

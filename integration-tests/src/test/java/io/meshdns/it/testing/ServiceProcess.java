@@ -1,5 +1,6 @@
 package io.meshdns.it.testing;
 
+import io.meshdns.dns.testing.ExternalDnsServer;
 import org.awaitility.Awaitility;
 
 import java.io.IOException;
