@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
+import io.meshdns.dns.metrics.DnsMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -15,7 +16,7 @@ import org.xbill.DNS.Rcode;
  * increments pre-resolved instances (no tag building per query).
  */
 final class UpstreamState {
-    private static final Duration[] BUCKETS = buckets();
+    private static final Duration[] BUCKETS = DnsMetrics.coreDnsLatencyBuckets();
 
     final Upstream upstream;
     private final int maxFails;
@@ -98,16 +99,5 @@ final class UpstreamState {
             responsesByRcode.compareAndSet(slot, null, c);
         }
         return c;
-    }
-
-    /** CoreDNS's forward buckets: 0.25 ms doubling 16 times. */
-    private static Duration[] buckets() {
-        Duration[] b = new Duration[16];
-        long micros = 250;
-        for (int i = 0; i < b.length; i++) {
-            b[i] = Duration.ofNanos(micros * 1000);
-            micros *= 2;
-        }
-        return b;
     }
 }

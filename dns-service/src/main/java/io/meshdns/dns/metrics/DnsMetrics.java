@@ -94,6 +94,11 @@ public class DnsMetrics {
         return "other";
     }
 
+    /** CoreDNS's latency buckets (0.25 ms doubling 16 times), shared by the request and forward histograms. */
+    public static Duration[] coreDnsLatencyBuckets() {
+        return BUCKETS.clone();
+    }
+
     private static Duration[] buckets() {
         Duration[] b = new Duration[16];
         long micros = 250;
