@@ -3,7 +3,6 @@ package io.meshdns.model;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -13,16 +12,16 @@ import java.util.Objects;
  * and never touches this one, so readers may hold a catalog for as long as they like.
  */
 public final class Catalog {
-    private static final Catalog EMPTY = new Catalog(0, List.of(), Map.of());
+    private static final Catalog EMPTY = new Catalog(0, List.of(), ShardedMap.empty());
 
     private final long version;
     private final List<ClusterStatus> clusters;
-    private final Map<ObjectRef, CatalogEntry> entries;
+    private final ShardedMap<ObjectRef, CatalogEntry> entries;
 
-    private Catalog(long version, List<ClusterStatus> clusters, Map<ObjectRef, CatalogEntry> entries) {
+    private Catalog(long version, List<ClusterStatus> clusters, ShardedMap<ObjectRef, CatalogEntry> entries) {
         this.version = version;
         this.clusters = List.copyOf(clusters);
-        this.entries = Collections.unmodifiableMap(entries);
+        this.entries = entries;
     }
 
     public static Catalog empty() {
@@ -30,11 +29,11 @@ public final class Catalog {
     }
 
     public static Catalog of(CatalogSnapshot snapshot) {
-        Map<ObjectRef, CatalogEntry> map = new HashMap<>(snapshot.entries().size() * 2);
+        ShardedMap.Editor<ObjectRef, CatalogEntry> map = ShardedMap.<ObjectRef, CatalogEntry>empty().edit();
         for (CatalogEntry e : snapshot.entries()) {
             map.put(e.ref(), e);
         }
-        return new Catalog(snapshot.version(), snapshot.clusters(), map);
+        return new Catalog(snapshot.version(), snapshot.clusters(), map.build());
     }
 
     public long version() {
@@ -54,21 +53,22 @@ public final class Catalog {
     }
 
     /**
-     * Applies {@code delta}. Throws {@link IllegalStateException} when the delta does not start at
+     * Applies {@code delta}; the cost follows the delta's size (the entry map shares every untouched shard
+     * with this catalog's). Throws {@link IllegalStateException} when the delta does not start at
      * this catalog's version: the caller must then fetch a full snapshot.
      */
     public Catalog apply(CatalogDelta delta) {
         if (delta.fromVersion() != version) {
             throw new IllegalStateException("delta from version " + delta.fromVersion() + " does not apply to version " + version);
         }
-        Map<ObjectRef, CatalogEntry> next = new HashMap<>(entries);
+        ShardedMap.Editor<ObjectRef, CatalogEntry> next = entries.edit();
         for (ObjectRef ref : delta.deletes()) {
             next.remove(ref);
         }
         for (CatalogEntry e : delta.upserts()) {
             next.put(e.ref(), e);
         }
-        return new Catalog(delta.toVersion(), delta.clusters() == null ? clusters : delta.clusters(), next);
+        return new Catalog(delta.toVersion(), delta.clusters() == null ? clusters : delta.clusters(), next.build());
     }
 
     /** The delta that turns {@code from} into {@code to}; entries compare by value. */
