@@ -20,6 +20,26 @@ public interface RecordSource {
      */
     void start(Consumer<List<ZoneContent>> publish) throws Exception;
 
+    /**
+     * Starts the source with a sink that also takes {@link ZonePatch}es. Sources that know which names
+     * each change touches (the discovery feed) override this; the others publish whole contents.
+     */
+    default void start(Sink sink) throws Exception {
+        start(sink::publish);
+    }
+
     default void stop() {
+    }
+
+    /** Where a source delivers its changes; see {@link SnapshotStore}. */
+    interface Sink {
+        /** Replaces everything the source holds. */
+        void publish(List<ZoneContent> content);
+
+        /**
+         * Changes only the owners the patches name. {@code content} is a live view of everything the source
+         * holds afterwards, read when a zone must be compiled whole (another source changed the same zone).
+         */
+        void patch(List<ZonePatch> patches, SourceContent content);
     }
 }

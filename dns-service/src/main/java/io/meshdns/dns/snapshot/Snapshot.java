@@ -1,5 +1,6 @@
 package io.meshdns.dns.snapshot;
 
+import io.meshdns.model.ShardedMap;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;
@@ -21,14 +22,15 @@ import java.util.Map;
  */
 public final class Snapshot {
     private static final Logger LOG = Logger.getLogger(Snapshot.class);
+    private static final Snapshot EMPTY = new Snapshot(0, Map.of(), ShardedMap.empty());
 
     private final long version;
     private final Map<Name, ZoneIndex> zones;
     private final int minOriginLabels;
     private final int maxOriginLabels;
-    private final Map<Name, Node> overlay;
+    private final ShardedMap<Name, Node> overlay;
 
-    private Snapshot(long version, Map<Name, ZoneIndex> zones, Map<Name, Node> overlay) {
+    private Snapshot(long version, Map<Name, ZoneIndex> zones, ShardedMap<Name, Node> overlay) {
         this.version = version;
         this.zones = zones;
         this.overlay = overlay;
@@ -43,7 +45,7 @@ public final class Snapshot {
     }
 
     public static Snapshot empty() {
-        return new Snapshot(0, Map.of(), Map.of());
+        return EMPTY;
     }
 
     public long version() {
@@ -52,6 +54,11 @@ public final class Snapshot {
 
     public Collection<ZoneIndex> zones() {
         return zones.values();
+    }
+
+    /** The zone whose apex is exactly {@code origin}; null if none. */
+    public ZoneIndex zone(Name origin) {
+        return zones.get(origin);
     }
 
     /** The zone with the longest origin that is {@code name} or an ancestor of it; null if none. */
@@ -80,75 +87,101 @@ public final class Snapshot {
      * is merged (the first SOA wins); records outside their zone's origin are skipped with a warning.
      */
     public static Snapshot build(long version, Collection<ZoneContent> contents) {
-        Map<Name, List<Record>> zoneRecords = new LinkedHashMap<>();
-        Map<Name, SOARecord> soas = new HashMap<>();
-        List<Record> overlayRecords = new ArrayList<>();
+        Map<Name, List<ZoneContent>> byOrigin = new LinkedHashMap<>();
+        List<ZoneContent> overlay = new ArrayList<>();
         for (ZoneContent content : contents) {
-            if (!content.authoritative()) {
-                overlayRecords.addAll(content.records());
+            if (content.authoritative()) byOrigin.computeIfAbsent(content.origin(), o -> new ArrayList<>()).add(content);
+            else overlay.add(content);
+        }
+        Map<Name, ZoneIndex> zones = new HashMap<>();
+        byOrigin.forEach((origin, parts) -> {
+            ZoneIndex zone = compileZone(origin, parts);
+            if (zone != null) zones.put(origin, zone);
+        });
+        return new Snapshot(version, Map.copyOf(zones), compileOverlay(overlay));
+    }
+
+    /**
+     * This snapshot with the zones of {@code replaced} swapped (a null value drops the zone) and, when
+     * {@code overlay} is not null, a new overlay. Every other zone is shared, not rebuilt.
+     */
+    Snapshot withZones(long version, Map<Name, ZoneIndex> replaced, ShardedMap<Name, Node> overlay) {
+        Map<Name, ZoneIndex> next = new HashMap<>(zones);
+        replaced.forEach((origin, zone) -> {
+            if (zone == null) next.remove(origin);
+            else next.put(origin, zone);
+        });
+        return new Snapshot(version, Map.copyOf(next), overlay == null ? this.overlay : overlay);
+    }
+
+    /**
+     * This snapshot with {@code patches} applied: only the owners they name change. Every patched
+     * authoritative zone must exist here (the store checks).
+     */
+    Snapshot patch(long version, List<ZonePatch> patches) {
+        Map<Name, ZoneIndex> replaced = new HashMap<>();
+        ShardedMap.Editor<Name, Node> overlayEdit = null;
+        for (ZonePatch patch : patches) {
+            if (patch.overlay()) {
+                if (overlayEdit == null) overlayEdit = overlay.edit();
+                for (Map.Entry<Name, List<Record>> e : patch.owners().entrySet()) {
+                    if (e.getValue().isEmpty()) overlayEdit.remove(e.getKey());
+                    else overlayEdit.put(e.getKey(), new Node(e.getKey(), Node.rrsets(e.getValue())));
+                }
                 continue;
             }
-            List<Record> target = zoneRecords.computeIfAbsent(content.origin(), o -> new ArrayList<>());
+            ZoneIndex zone = replaced.containsKey(patch.origin()) ? replaced.get(patch.origin()) : zones.get(patch.origin());
+            if (zone == null) throw new IllegalStateException("no zone " + patch.origin() + " to patch");
+            Map<Name, Map<Integer, RRset>> owners = new HashMap<>();
+            for (Map.Entry<Name, List<Record>> e : patch.owners().entrySet()) {
+                if (!e.getKey().subdomain(patch.origin())) {
+                    LOG.warnf("zone %s: skipping out-of-zone owner %s", patch.origin(), e.getKey());
+                    continue;
+                }
+                owners.put(e.getKey(), Node.rrsets(e.getValue()));
+            }
+            replaced.put(patch.origin(), zone.patch(owners));
+        }
+        return withZones(version, replaced, overlayEdit == null ? null : overlayEdit.build());
+    }
+
+    /** One authoritative zone from every source's content for it (first SOA wins); null when it has no SOA. */
+    static ZoneIndex compileZone(Name origin, List<ZoneContent> parts) {
+        SOARecord soa = null;
+        Map<Name, List<Record>> byOwner = new LinkedHashMap<>();
+        for (ZoneContent content : parts) {
             for (Record r : content.records()) {
-                if (!r.getName().subdomain(content.origin())) {
-                    LOG.warnf("zone %s: skipping out-of-zone record %s", content.origin(), r);
+                if (!r.getName().subdomain(origin)) {
+                    LOG.warnf("zone %s: skipping out-of-zone record %s", origin, r);
                     continue;
                 }
                 if (r.getType() == Type.SOA) {
-                    if (r.getName().equals(content.origin())) {
-                        soas.putIfAbsent(content.origin(), (SOARecord) r);
-                    }
+                    if (soa == null && r.getName().equals(origin)) soa = (SOARecord) r;
                     continue;
                 }
-                target.add(r);
+                byOwner.computeIfAbsent(r.getName(), n -> new ArrayList<>()).add(r);
             }
         }
-        Map<Name, ZoneIndex> zones = new HashMap<>();
-        for (Map.Entry<Name, List<Record>> e : zoneRecords.entrySet()) {
-            SOARecord soa = soas.get(e.getKey());
-            if (soa == null) {
-                LOG.errorf("zone %s has no SOA at its apex: not served", e.getKey());
-                continue;
-            }
-            List<Record> records = new ArrayList<>(e.getValue());
-            records.add(soa);
-            zones.put(e.getKey(), compileZone(e.getKey(), soa, records));
+        if (soa == null) {
+            LOG.errorf("zone %s has no SOA at its apex: not served", origin);
+            return null;
         }
-        return new Snapshot(version, Map.copyOf(zones), Map.copyOf(compileNodes(null, overlayRecords)));
+        byOwner.computeIfAbsent(origin, n -> new ArrayList<>()).add(soa);
+        Map<Name, Map<Integer, RRset>> owners = new LinkedHashMap<>();
+        byOwner.forEach((owner, records) -> owners.put(owner, Node.rrsets(records)));
+        return ZoneIndex.build(origin, soa, owners);
     }
 
-    private static ZoneIndex compileZone(Name origin, SOARecord soa, List<Record> records) {
-        Map<Name, Node> nodes = compileNodes(origin, records);
-        boolean wildcards = false;
-        boolean delegations = false;
-        for (Node node : nodes.values()) {
-            wildcards |= node.owner().isWild();
-            delegations |= !node.owner().equals(origin) && node.get(Type.NS) != null;
-        }
-        return new ZoneIndex(origin, soa, Map.copyOf(nodes), wildcards, delegations);
-    }
-
-    /** Groups records into RRsets per owner; with an origin, adds the empty non-terminals up to it. */
-    private static Map<Name, Node> compileNodes(Name origin, List<Record> records) {
-        Map<Name, Map<Integer, RRset>> byOwner = new LinkedHashMap<>();
-        for (Record r : records) {
-            Map<Integer, RRset> sets = byOwner.computeIfAbsent(r.getName(), n -> new HashMap<>());
-            RRset set = sets.get(r.getType());
-            if (set == null) {
-                sets.put(r.getType(), new RRset(r));
-            } else {
-                set.addRR(r); // dnsjava drops duplicates and aligns the RRset TTL to the lowest
+    /** The exact-name overlay from non-authoritative content. It owns no zone, so SOA records are left out. */
+    static ShardedMap<Name, Node> compileOverlay(List<ZoneContent> parts) {
+        Map<Name, List<Record>> byOwner = new LinkedHashMap<>();
+        for (ZoneContent content : parts) {
+            for (Record r : content.records()) {
+                if (r.getType() != Type.SOA) byOwner.computeIfAbsent(r.getName(), n -> new ArrayList<>()).add(r);
             }
         }
-        if (origin != null) {
-            for (Name owner : List.copyOf(byOwner.keySet())) {
-                for (int strip = 1; owner.labels() - strip > origin.labels(); strip++) {
-                    byOwner.putIfAbsent(new Name(owner, strip), new HashMap<>());
-                }
-            }
-        }
-        Map<Name, Node> nodes = new HashMap<>();
-        byOwner.forEach((name, sets) -> nodes.put(name, new Node(name, sets)));
-        return nodes;
+        ShardedMap.Editor<Name, Node> nodes = ShardedMap.<Name, Node>empty().edit();
+        byOwner.forEach((owner, records) -> nodes.put(owner, new Node(owner, Node.rrsets(records))));
+        return nodes.build();
     }
 }

@@ -1,22 +1,32 @@
 package io.meshdns.dns.snapshot;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
+import org.xbill.DNS.Name;
 
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Holds the current {@link Snapshot} and rebuilds it whenever a {@link RecordSource} publishes.
- * The query path only ever calls {@link #current()}: one volatile read, no lock. Rebuilds are
+ * Holds the current {@link Snapshot} and derives the next one whenever a {@link RecordSource} changes.
+ * The query path only ever calls {@link #current()}: one volatile read, no lock. Updates are
  * serialized here, so sources may publish from any thread.
+ *
+ * <p>An update costs what it changes: a source that publishes whole contents recompiles only the zones
+ * it had or has (every other zone is shared with the previous snapshot), and a source that sends
+ * {@link ZonePatch}es changes only the owners they name, unless another source holds records in the
+ * same zone (then that zone is recompiled from every source's content, the safe way).
  *
  * <p>To feed dns-service from a new place, implement {@link RecordSource} and call
  * {@link #register(RecordSource)} (typically from a startup observer).
@@ -26,9 +36,11 @@ public class SnapshotStore {
     private static final Logger LOG = Logger.getLogger(SnapshotStore.class);
 
     private volatile Snapshot current = Snapshot.empty();
-    private final Map<String, List<ZoneContent>> contentBySource = new LinkedHashMap<>();
+    private final Map<String, SourceContent> contentBySource = new LinkedHashMap<>();
     private final List<RecordSource> sources = new CopyOnWriteArrayList<>();
     private long version;
+    private Counter patched;
+    private Counter recompiled;
 
     @Inject
     MeterRegistry registry;
@@ -55,37 +67,143 @@ public class SnapshotStore {
      */
     public void register(RecordSource source) throws Exception {
         sources.add(source);
-        source.start(content -> publish(source.id(), content));
+        String id = source.id();
+        source.start(new RecordSource.Sink() {
+            @Override
+            public void publish(List<ZoneContent> content) {
+                SnapshotStore.this.publish(id, content);
+            }
+
+            @Override
+            public void patch(List<ZonePatch> patches, SourceContent content) {
+                SnapshotStore.this.patch(id, patches, content);
+            }
+        });
     }
 
     /** Builds the first snapshot even when no source has published (an empty config still serves). */
     public synchronized void publishInitial() {
         if (version == 0) {
-            rebuild("startup");
+            swap(current.withZones(++version, Map.of(), null), "startup", 0, System.nanoTime());
         }
     }
 
     /** Replaces everything {@code sourceId} contributes, and swaps in a new snapshot. */
     public synchronized void publish(String sourceId, List<ZoneContent> content) {
-        contentBySource.put(sourceId, List.copyOf(content));
-        rebuild(sourceId);
+        replace(sourceId, SourceContent.of(content));
+    }
+
+    /**
+     * Applies a source's patches. They touch only the owners they name when the source is alone in each
+     * patched zone (and in each patched overlay name); otherwise the affected zones are recompiled whole
+     * from every source's content, {@code content} included.
+     */
+    public synchronized void patch(String sourceId, List<ZonePatch> patches, SourceContent content) {
+        long started = System.nanoTime();
+        SourceContent previous = contentBySource.put(sourceId, content);
+        if (!patchable(sourceId, patches)) {
+            Set<Name> origins = new HashSet<>();
+            boolean overlay = false;
+            for (ZonePatch p : patches) {
+                if (p.overlay()) overlay = true;
+                else origins.add(p.origin());
+            }
+            if (previous != null) origins.addAll(previous.origins());
+            origins.addAll(content.origins());
+            recompile(origins, overlay, sourceId + " (patch, shared zone)", started);
+            return;
+        }
+        if (patched == null && registry != null) {
+            patched = Counter.builder("meshdns.snapshot.updates").tag("kind", "patch").register(registry);
+        }
+        if (patched != null) patched.increment();
+        int owners = 0;
+        for (ZonePatch p : patches) owners += p.owners().size();
+        swap(current.patch(++version, patches), sourceId + " (patch)", owners, started);
     }
 
     /** Removes a source's content (for sources that go away at run time). */
     public synchronized void withdraw(String sourceId) {
-        if (contentBySource.remove(sourceId) != null) {
-            rebuild(sourceId + " (withdrawn)");
+        SourceContent previous = contentBySource.remove(sourceId);
+        if (previous != null) {
+            recompile(previous.origins(), previous.zone(null) != null, sourceId + " (withdrawn)", System.nanoTime());
         }
     }
 
-    private void rebuild(String cause) {
+    private void replace(String sourceId, SourceContent content) {
         long started = System.nanoTime();
-        List<ZoneContent> all = new ArrayList<>();
-        contentBySource.values().forEach(all::addAll);
-        Snapshot next = Snapshot.build(++version, all);
+        SourceContent previous = contentBySource.put(sourceId, content);
+        Set<Name> origins = new HashSet<>(content.origins());
+        boolean overlay = content.zone(null) != null;
+        if (previous != null) {
+            origins.addAll(previous.origins());
+            overlay |= previous.zone(null) != null;
+        }
+        recompile(origins, overlay, sourceId, started);
+    }
+
+    /** A patch is applied as such only where no other source holds the same zone or overlay name. */
+    private boolean patchable(String sourceId, List<ZonePatch> patches) {
+        for (ZonePatch p : patches) {
+            if (!p.overlay() && current.zone(p.origin()) == null) return false; // a new zone: compile it whole
+            for (Map.Entry<String, SourceContent> other : contentBySource.entrySet()) {
+                if (other.getKey().equals(sourceId)) continue;
+                SourceContent c = other.getValue();
+                if (!p.overlay()) {
+                    if (c.origins().contains(p.origin())) return false;
+                    continue;
+                }
+                if (c.zone(null) == null) continue;
+                Set<Name> owners = c.overlayOwners();
+                if (owners == null) return false;
+                for (Name owner : p.owners().keySet()) {
+                    if (owners.contains(owner)) return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Recompiles the zones at {@code origins} (and the overlay) from every source; shares every other zone. */
+    private void recompile(Set<Name> origins, boolean overlay, String cause, long started) {
+        if (recompiled == null && registry != null) {
+            recompiled = Counter.builder("meshdns.snapshot.updates").tag("kind", "recompile").register(registry);
+        }
+        if (recompiled != null) recompiled.increment();
+        Map<Name, ZoneIndex> zones = new HashMap<>();
+        int names = 0;
+        for (Name origin : origins) {
+            List<ZoneContent> parts = new ArrayList<>();
+            for (SourceContent c : contentBySource.values()) {
+                ZoneContent z = c.zone(origin);
+                if (z != null) parts.add(z);
+            }
+            ZoneIndex zone = parts.isEmpty() ? null : Snapshot.compileZone(origin, parts);
+            zones.put(origin, zone);
+            if (zone != null) names += zone.size();
+        }
+        io.meshdns.model.ShardedMap<Name, Node> overlayNodes = null;
+        if (overlay) {
+            List<ZoneContent> parts = new ArrayList<>();
+            for (SourceContent c : contentBySource.values()) {
+                ZoneContent z = c.zone(null);
+                if (z != null) parts.add(z);
+            }
+            overlayNodes = Snapshot.compileOverlay(parts);
+            names += overlayNodes.size();
+        }
+        swap(current.withZones(++version, zones, overlayNodes), cause, names, started);
+    }
+
+    private void swap(Snapshot next, String cause, int names, long started) {
         current = next;
-        LOG.infof("snapshot v%d: %d zone(s) after update from %s (%d ms)", next.version(), next.zones().size(),
-                cause, (System.nanoTime() - started) / 1_000_000);
+        long micros = (System.nanoTime() - started) / 1_000;
+        if (micros >= 100_000 || !cause.endsWith("(patch)")) {
+            LOG.infof("snapshot v%d: %d zone(s), %d name(s) changed or compiled after update from %s (%d ms)", next.version(),
+                    next.zones().size(), names, cause, micros / 1_000);
+        } else {
+            LOG.debugf("snapshot v%d: %d owner(s) patched from %s (%d us)", next.version(), names, cause, micros);
+        }
     }
 
     @PreDestroy
