@@ -1,10 +1,16 @@
 package io.meshdns.dns.discovery;
 
 import io.meshdns.dns.kubernetes.MeshNaming;
+import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
 import io.meshdns.dns.snapshot.RecordSource;
+import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
+import io.meshdns.dns.snapshot.ZonePatch;
 import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogDelta;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.ObjectRef;
 import io.meshdns.model.CatalogSnapshot;
 import io.meshdns.model.WatchEvent;
 import io.micrometer.core.instrument.Counter;
@@ -16,6 +22,7 @@ import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -46,7 +53,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     private final AtomicLong versionGauge = new AtomicLong(-1);
     private final AtomicInteger connectedGauge = new AtomicInteger();
     private ScheduledExecutorService catalogThread;
-    private Consumer<List<ZoneContent>> publish;
+    private Sink sink;
     private SnapshotFile snapshotFile;
     private HttpCatalogFeed httpFeed;
     private EventBusCatalogFeed busFeed;
@@ -79,8 +86,23 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     }
 
     @Override
-    public synchronized void start(Consumer<List<ZoneContent>> publish) throws Exception {
-        this.publish = publish;
+    public void start(Consumer<List<ZoneContent>> publish) throws Exception {
+        start(new Sink() {
+            @Override
+            public void publish(List<ZoneContent> content) {
+                publish.accept(content);
+            }
+
+            @Override
+            public void patch(List<ZonePatch> patches, SourceContent content) {
+                publish.accept(content.all()); // a caller that only takes whole contents gets them whole
+            }
+        });
+    }
+
+    @Override
+    public synchronized void start(Sink sink) throws Exception {
+        this.sink = sink;
         registry.gauge("meshdns.discovery.client.version", versionGauge);
         registry.gauge("meshdns.discovery.client.connected", connectedGauge);
         reconnects = Counter.builder("meshdns.discovery.client.reconnects").description("Reconnects of the discovery feed").register(registry);
@@ -92,7 +114,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             return t;
         });
         if (!configured()) {
-            publish.accept(List.of()); // no catalog: cluster.local is not ours, it forwards like any other name
+            sink.publish(List.of()); // no catalog: cluster.local is not ours, it forwards like any other name
             return;
         }
         config.snapshotFile().ifPresent(f -> snapshotFile = new SnapshotFile(Path.of(f)));
@@ -112,7 +134,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         }
         String url = config.discoveryUrl().orElse(null);
         if (url == null) {
-            if (!loaded) publish.accept(List.of());
+            if (!loaded) sink.publish(List.of());
             loaded = true; // a file-only node is as ready as its file makes it
             return;
         }
@@ -149,7 +171,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
                 long start = System.nanoTime();
                 CatalogFollower.Outcome outcome = follower.accept(event);
                 if (outcome == CatalogFollower.Outcome.CHANGED) {
-                    publish(follower.catalog());
+                    publish(follower.catalog(), WatchEvent.DELTA.equals(event.type()) ? event.delta() : null);
                     applyTimer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
                 }
                 result.complete(outcome);
@@ -160,10 +182,24 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         return result;
     }
 
-    private void publish(Catalog catalog) {
-        MeshZones zones = naming.compile(catalog);
-        publish.accept(zones.zones());
-        naming.activate(zones.index());
+    /** Compiles and publishes {@code catalog}: only what {@code delta} changed when there is one, else everything. */
+    private void publish(Catalog catalog, CatalogDelta delta) {
+        MeshZoneCompiler.MeshUpdate update;
+        if (delta == null) {
+            MeshZones whole = naming.compile(catalog);
+            update = new MeshZoneCompiler.MeshUpdate(null, whole.zones(), whole.index(), whole.warnings());
+        } else {
+            List<ObjectRef> changed = new ArrayList<>(delta.upserts().size() + delta.deletes().size());
+            for (CatalogEntry e : delta.upserts()) changed.add(e.ref());
+            changed.addAll(delta.deletes());
+            update = naming.update(catalog, changed);
+        }
+        if (update.whole()) {
+            sink.publish(update.zones());
+        } else {
+            sink.patch(update.patches(), naming.compiler().content());
+        }
+        naming.activate(update.index());
         versionGauge.set(catalog.version());
         loaded = true;
         schedulePersist();

@@ -22,17 +22,14 @@ import java.util.Set;
  *                          snapshot's non-authoritative overlay matches exact names only, so these are
  *                          answered by {@link MeshQueryHook#beforeForward} instead.
  * @param version           the catalog version these were compiled from
+ *
+ * <p>The collections are taken as they are, not copied: the compiler hands over immutable views of
+ * {@link io.meshdns.model.ShardedMap}s it never changes afterwards, so a catalog delta costs what it
+ * changed, not a copy of every name.
  */
 public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
                         Set<Name> spreadNames,
                         Map<Name, List<Record>> wildcardHosts, long version) {
     public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), 0);
 
-    public MeshIndex {
-        namespaces = Set.copyOf(namespaces);
-        podNamespaceByIp = Map.copyOf(podNamespaceByIp);
-        serviceNames = Set.copyOf(serviceNames);
-        spreadNames = Set.copyOf(spreadNames);
-        wildcardHosts = Map.copyOf(wildcardHosts);
-    }
 }

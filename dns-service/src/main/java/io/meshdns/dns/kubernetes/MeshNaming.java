@@ -55,6 +55,17 @@ public class MeshNaming {
         return zones;
     }
 
+    /** Moves the compiled catalog to {@code next}, recompiling only what {@code changed} refs touch. */
+    public MeshZoneCompiler.MeshUpdate update(Catalog next, java.util.Collection<io.meshdns.model.ObjectRef> changed) {
+        MeshZoneCompiler.MeshUpdate update = compiler.update(next, changed);
+        for (String w : update.warnings()) LOG.warn(w);
+        return update;
+    }
+
+    public MeshZoneCompiler compiler() {
+        return compiler;
+    }
+
     /** Makes the answer-time policies see the index of the zones just published. */
     public void activate(MeshIndex published) {
         index.set(published);

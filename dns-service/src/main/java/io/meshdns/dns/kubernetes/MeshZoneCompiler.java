@@ -1,13 +1,18 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.kubernetes.Contributions.Emitted;
 import io.meshdns.dns.kubernetes.MeshSettings.RemoteServicePolicy;
+import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
+import io.meshdns.dns.snapshot.ZonePatch;
 import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.EndpointAddress;
+import io.meshdns.model.ObjectRef;
 import io.meshdns.model.PortSpec;
 import io.meshdns.model.ServiceType;
+import io.meshdns.model.ShardedMap;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
@@ -20,10 +25,10 @@ import org.xbill.DNS.SOARecord;
 import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.TXTRecord;
 
-import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -33,32 +38,40 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Turns a {@link Catalog} into DNS zone contents, following the Kubernetes DNS specification
  * (kubernetes/dns docs/specification.md), the MCS DNS specification (KEP-1645) for clusterset.local, and
  * the node's multi-cluster policy. Pure: no I/O, no clock, no randomness; the same catalog and settings
- * always give the same records in the same order. Answer-time behaviour (placeholder, insecure pod names,
- * spreading, autopath, chasing ExternalName targets) lives in {@link MeshAnswerPolicy}.
+ * always give the same records. Answer-time behaviour (placeholder, insecure pod names, spreading,
+ * autopath, chasing ExternalName targets) lives in {@link MeshAnswerPolicy}.
+ *
+ * <p>Incremental: {@link #compile} compiles a whole catalog and remembers each contributor's records
+ * (a contributor is one service name across clusters, one pod, one ServiceEntry); {@link #update} then
+ * recompiles only the contributors a catalog change touches and returns {@link ZonePatch}es naming the
+ * owners whose records changed. One changed service costs that service, not the catalog.
  *
  * <p>Zones produced:
  * <ul>
  *   <li>{@code <cluster-domain>} (authoritative): services, endpoints, SRV, verified pods, ServiceEntry hosts
  *       under the cluster domain, {@code dns-version} TXT.</li>
  *   <li>{@code <clusterset-domain>} (authoritative): MCS names.</li>
- *   <li>{@code in-addr.arpa.} and {@code ip6.arpa.} (not authoritative): PTR for local ClusterIPs and
- *       endpoints only; any other reverse name still goes to the forwarder.</li>
- *   <li>one zone per ServiceEntry host outside our domains (not authoritative: the snapshot's exact-name
- *       overlay; a wildcard host goes to {@link MeshIndex#wildcardHosts()} instead), and one authoritative
- *       zone per placeholder ServiceEntry suffix.</li>
+ *   <li>one authoritative zone per placeholder ServiceEntry suffix.</li>
+ *   <li>the non-authoritative overlay (exact names; a miss forwards): PTR for local ClusterIPs and endpoints,
+ *       and ServiceEntry hosts outside our domains. A wildcard host outside our domains goes to
+ *       {@link MeshIndex#wildcardHosts()} instead.</li>
  * </ul>
  */
 public final class MeshZoneCompiler {
     static final String DNS_SCHEMA_VERSION = "1.1.0";
     private static final Name IN_ADDR_ARPA = Names.absolute("in-addr.arpa");
     private static final Name IP6_ARPA = Names.absolute("ip6.arpa");
+    private static final String SOA_CONTRIBUTOR = "soa";
+    private static final String STATIC_CONTRIBUTOR = "static";
 
     private final MeshSettings settings;
+    private State state; // null before the first compile; only touched under this compiler's lock
 
     public MeshZoneCompiler(MeshSettings settings) {
         this.settings = settings;
@@ -68,27 +81,70 @@ public final class MeshZoneCompiler {
         return settings;
     }
 
-    /**
-     * Compiles {@code catalog}. Service names whose entries (services, slices, imports in every cluster) are equal
-     * to the previous call's reuse that call's records, so a delta costs a scan of the catalog plus the changed
-     * names only. Synchronized: callers compile from one thread anyway (the catalog thread).
-     */
+    /** Compiles {@code catalog} whole, forgetting any earlier state. */
     public synchronized MeshZones compile(Catalog catalog) {
-        return new Run(catalog).compile();
+        state = new State(catalog);
+        state.compileAll();
+        return new MeshZones(state.fullContent(), state.index(), state.warnings);
     }
 
-    /** The records one service name produced, and the entries it produced them from. */
-    private record GroupOutput(Map<String, CatalogEntry.Service> services, Map<String, List<CatalogEntry.EndpointSlice>> slices,
-                               Map<String, CatalogEntry.ServiceImport> imports,
-                               List<Record> cluster, List<Record> clusterset, List<Record> reverse4, List<Record> reverse6,
-                               List<Name> spread, Name serviceName) {
-        boolean sameInput(ServiceGroup g) {
-            return services.equals(g.byCluster) && slices.equals(g.slicesByCluster) && imports.equals(g.imports);
+    /**
+     * Moves from the last compiled catalog to {@code next}, given the refs that differ between them (a
+     * delta's upserts and deletes). Recompiles only the service names, pods and ServiceEntries those refs
+     * touch. Falls back to a whole compile (patches null) before any compile or when what every name depends
+     * on changed (the local cluster, the gateways).
+     */
+    public synchronized MeshUpdate update(Catalog next, Collection<ObjectRef> changed) {
+        if (state == null || !state.context.equals(context(next))) {
+            MeshZones whole = compile(next);
+            return new MeshUpdate(null, whole.zones(), whole.index(), whole.warnings());
+        }
+        return state.apply(next, changed);
+    }
+
+    /**
+     * A live view of everything compiled so far, for the snapshot store (read when a zone this compiler
+     * shares with another source must be compiled whole).
+     */
+    public SourceContent content() {
+        return new SourceContent() {
+            @Override
+            public Set<Name> origins() {
+                synchronized (MeshZoneCompiler.this) {
+                    return state == null ? Set.of() : Set.copyOf(state.authoritative.keySet());
+                }
+            }
+
+            @Override
+            public ZoneContent zone(Name origin) {
+                synchronized (MeshZoneCompiler.this) {
+                    if (state == null) return null;
+                    if (origin == null) {
+                        List<Record> records = state.table.all(null);
+                        return records.isEmpty() ? null : new ZoneContent(Name.root, records, false);
+                    }
+                    return state.authoritative.containsKey(origin) ? new ZoneContent(origin, state.table.all(origin), true) : null;
+                }
+            }
+
+            @Override
+            public Set<Name> overlayOwners() {
+                synchronized (MeshZoneCompiler.this) {
+                    return state == null ? Set.of() : Set.copyOf(state.table.owners(null));
+                }
+            }
+        };
+    }
+
+    /**
+     * The result of {@link #update}: patches (null when the catalog was compiled whole, then {@code zones} holds
+     * everything), the index for answer-time policies, and warnings about the entries just compiled.
+     */
+    public record MeshUpdate(List<ZonePatch> patches, List<ZoneContent> zones, MeshIndex index, List<String> warnings) {
+        public boolean whole() {
+            return patches == null;
         }
     }
-
-    private Map<String, GroupOutput> groupCache = Map.of();
-    private Object cacheContext;
 
     /** The catalog grouped the way names are: one service name (namespace/name) across clusters. */
     private static final class ServiceGroup {
@@ -108,180 +164,344 @@ public final class MeshZoneCompiler {
     private record Endpoint(String cluster, String hostname, InetAddress ip, List<PortSpec> ports) {
     }
 
-    /** The records of one zone, deduplicated, in insertion order. */
-    private final class ZoneBuilder {
-        final Name origin;
-        final boolean authoritative;
-        // A list, not a set: Record.hashCode encodes the record to wire form on every call, and duplicates are
-        // harmless (the snapshot's RRsets drop them). The emitters avoid producing them in the first place.
-        final List<Record> records = new ArrayList<>();
+    /** What a service name contributes to the index besides records. */
+    private record GroupInfo(Name serviceName, List<Name> spread) {
+        static final GroupInfo NONE = new GroupInfo(null, List.of());
+    }
 
-        ZoneBuilder(Name origin, boolean authoritative) {
-            this.origin = origin;
-            this.authoritative = authoritative;
+    /** Everything a name's records depend on besides its own entries: when it changes, everything is recompiled. */
+    private List<Object> context(Catalog catalog) {
+        String local = localCluster(catalog);
+        Map<String, List<InetAddress>> gateways = new HashMap<>();
+        for (ClusterStatus c : catalog.clusters()) {
+            List<InetAddress> ips = new ArrayList<>();
+            for (String g : c.gatewayAddresses()) {
+                InetAddress ip = Names.ip(g);
+                if (ip != null) ips.add(ip);
+            }
+            gateways.put(c.name(), ips);
+        }
+        gateways.putAll(settings.gatewayOverrides());
+        return java.util.Arrays.asList(local, gateways);
+    }
+
+    private static String groupKey(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+
+    /** The service name an entry belongs to, or null (namespaces, pods, ServiceEntries, slices without a service). */
+    private static String groupOf(CatalogEntry e) {
+        if (e instanceof CatalogEntry.Service s) return groupKey(s.namespace(), s.name());
+        if (e instanceof CatalogEntry.ServiceImport si) return groupKey(si.namespace(), si.name());
+        if (e instanceof CatalogEntry.EndpointSlice es && es.serviceName() != null) return groupKey(es.namespace(), es.serviceName());
+        return null;
+    }
+
+    /** Where one contributor's records go: a zone key (an origin, or null for the overlay). */
+    private final class ZoneBuilder {
+        final Name key;
+
+        ZoneBuilder(Name key) {
+            this.key = key;
         }
 
         void add(Record r) {
-            records.add(r);
-        }
-
-        ZoneContent build(long serial) {
-            List<Record> list = new ArrayList<>(records.size() + 1);
-            list.add(soa(origin, serial));
-            list.addAll(records);
-            return new ZoneContent(origin, list, authoritative);
+            state.out.add(new Emitted(key, r));
         }
     }
 
-    private final class Run {
-        final Catalog catalog;
+    private final class State {
+        final Catalog initial;
+        Catalog catalog;
+        final List<Object> context;
         final String local;
+        final Map<String, List<InetAddress>> gateways;
         final long ttl = settings.ttl();
         final Name zone = settings.clusterDomain();
         final Name clusterset = settings.clustersetDomain();
-        final ZoneBuilder clusterZone;
-        final ZoneBuilder clustersetZone;
-        final ZoneBuilder reverse4 = new ZoneBuilder(IN_ADDR_ARPA, false);
-        final ZoneBuilder reverse6 = new ZoneBuilder(IP6_ARPA, false);
+        final ZoneBuilder clusterZone = new ZoneBuilder(zone);
+        final ZoneBuilder clustersetZone = new ZoneBuilder(clusterset);
+        final ZoneBuilder overlay = new ZoneBuilder(null);
         final Map<Name, ZoneBuilder> suffixZones = new LinkedHashMap<>();
-        final Map<Name, ZoneBuilder> hostZones = new TreeMap<>();
-        final Map<Name, LinkedHashSet<Record>> wildcardHosts = new TreeMap<>(); // few: a set is fine here
-        final Set<String> namespaces = new HashSet<>();
-        final Map<InetAddress, String> podNamespaceByIp = new HashMap<>();
-        final Set<Name> spreadNames = new HashSet<>();
-        final Set<Name> serviceNames = new HashSet<>();
-        final List<String> warnings = new ArrayList<>();
-        final Map<String, List<InetAddress>> gateways = new HashMap<>();
+        /** Authoritative zone keys, in output order. */
+        final Map<Name, ZoneBuilder> authoritative = new LinkedHashMap<>();
 
-        final Object context;
+        final Contributions table = new Contributions();
+        final Map<String, Set<ObjectRef>> groupMembers = new HashMap<>();
+        final Map<String, GroupInfo> groupInfo = new HashMap<>();
+        final Map<String, Integer> namespaceRefs = new HashMap<>();
+        final Map<InetAddress, TreeMap<ObjectRef, String>> podIps = new HashMap<>();
+        final Map<Name, Set<ObjectRef>> serviceEntriesByHost = new HashMap<>();
+        final Map<ObjectRef, Set<Name>> hostsOfServiceEntry = new HashMap<>();
+        final Map<ObjectRef, List<Record>> wildcardsOfServiceEntry = new TreeMap<>();
+        ShardedMap<String, Boolean> namespaces = ShardedMap.empty();
+        ShardedMap<InetAddress, String> podNamespaceByIp = ShardedMap.empty();
+        ShardedMap<Name, Boolean> serviceNamesMap = ShardedMap.empty();
+        ShardedMap<Name, Boolean> spreadNamesMap = ShardedMap.empty();
+        Map<Name, List<Record>> wildcardHosts = Map.of();
 
-        Run(Catalog catalog) {
-            this.catalog = catalog;
-            this.local = localCluster(catalog);
-            this.clusterZone = new ZoneBuilder(zone, true);
-            this.clustersetZone = new ZoneBuilder(clusterset, true);
+        // Per operation (compileAll or apply):
+        ShardedMap.Editor<String, Boolean> namespacesEdit;
+        ShardedMap.Editor<InetAddress, String> podNamespaceEdit;
+        ShardedMap.Editor<Name, Boolean> serviceNames;
+        ShardedMap.Editor<Name, Boolean> spreadNames;
+        Map<Name, Set<Name>> touched;
+        List<String> warnings;
+        // Per contributor:
+        List<Emitted> out;
+        final List<Name> groupSpread = new ArrayList<>();
+        final List<Record> wildcardOut = new ArrayList<>();
+
+        State(Catalog catalog) {
+            this.initial = catalog;
+            this.catalog = Catalog.empty();
+            this.context = context(catalog);
+            this.local = (String) context.get(0);
+            @SuppressWarnings("unchecked")
+            Map<String, List<InetAddress>> gw = (Map<String, List<InetAddress>>) context.get(1);
+            this.gateways = gw;
+            authoritative.put(zone, clusterZone);
+            authoritative.put(clusterset, clustersetZone);
             if (settings.placeholder().enabled()) {
                 for (Name suffix : settings.placeholder().serviceEntrySuffixes()) {
-                    suffixZones.put(suffix, new ZoneBuilder(suffix, true));
+                    ZoneBuilder z = new ZoneBuilder(suffix);
+                    suffixZones.put(suffix, z);
+                    authoritative.putIfAbsent(suffix, z);
                 }
             }
-            for (ClusterStatus c : catalog.clusters()) {
-                List<InetAddress> ips = new ArrayList<>();
-                for (String g : c.gatewayAddresses()) {
-                    InetAddress ip = Names.ip(g);
-                    if (ip != null) ips.add(ip);
-                }
-                gateways.put(c.name(), ips);
-            }
-            gateways.putAll(settings.gatewayOverrides());
-            // Everything a service name's records depend on besides its own entries: a change drops the cache.
-            this.context = java.util.Arrays.asList(local, new HashMap<>(gateways));
         }
 
         boolean isLocal(String cluster) {
             return local == null || local.equals(cluster);
         }
 
-        MeshZones compile() {
-            Map<String, ServiceGroup> groups = new TreeMap<>();
-            List<CatalogEntry.ServiceEntry> serviceEntries = new ArrayList<>();
-            List<CatalogEntry.Pod> pods = new ArrayList<>();
-            for (CatalogEntry e : catalog.values()) {
-                if (e instanceof CatalogEntry.Namespace n) {
-                    namespaces.add(n.name().toLowerCase(Locale.ROOT));
-                } else if (e instanceof CatalogEntry.Service s) {
-                    group(groups, s.namespace(), s.name()).byCluster.put(s.cluster(), s);
-                    namespaces.add(s.namespace().toLowerCase(Locale.ROOT));
-                } else if (e instanceof CatalogEntry.EndpointSlice es) {
-                    if (es.serviceName() != null) {
-                        group(groups, es.namespace(), es.serviceName()).slicesByCluster
-                                .computeIfAbsent(es.cluster(), k -> new ArrayList<>()).add(es);
-                    }
-                } else if (e instanceof CatalogEntry.ServiceImport si) {
-                    group(groups, si.namespace(), si.name()).imports.put(si.cluster(), si);
-                } else if (e instanceof CatalogEntry.ServiceEntry se) {
-                    serviceEntries.add(se);
-                } else if (e instanceof CatalogEntry.Pod p) {
-                    pods.add(p);
-                }
-            }
-            for (ServiceGroup g : groups.values()) {
-                for (List<CatalogEntry.EndpointSlice> slices : g.slicesByCluster.values()) {
-                    slices.sort((a, b) -> a.name().compareTo(b.name())); // catalog order is a hash order
-                }
-            }
+        void compileAll() {
+            List<ObjectRef> all = new ArrayList<>(initial.entries().keySet());
+            java.util.Collections.sort(all); // catalog order is a hash order: compile in a stable one
+            apply(initial, all);
+            out = new ArrayList<>();
             clusterZone.add(new TXTRecord(Names.under("dns-version", zone), DClass.IN, ttl, DNS_SCHEMA_VERSION));
-            Map<String, GroupOutput> previous = context.equals(cacheContext) ? groupCache : Map.of();
-            Map<String, GroupOutput> next = new HashMap<>(groups.size() * 2);
-            for (Map.Entry<String, ServiceGroup> e : groups.entrySet()) {
-                ServiceGroup g = e.getValue();
-                GroupOutput cached = previous.get(e.getKey());
-                if (cached != null && cached.sameInput(g)) {
-                    replay(cached); // unchanged service name: reuse its records (warnings were logged when it changed)
-                    next.put(e.getKey(), cached);
-                    continue;
-                }
-                next.put(e.getKey(), compileGroup(g));
-            }
-            groupCache = next;
-            cacheContext = context;
-            pods.sort((a, b) -> a.ref().compareTo(b.ref()));
-            for (CatalogEntry.Pod p : pods) compilePod(p);
-            serviceEntries.sort((a, b) -> a.ref().compareTo(b.ref()));
-            compileServiceEntries(serviceEntries);
-
-            long serial = catalog.version() & 0xffffffffL;
-            List<ZoneContent> zones = new ArrayList<>();
-            zones.add(clusterZone.build(serial));
-            zones.add(clustersetZone.build(serial));
-            if (!reverse4.records.isEmpty()) zones.add(reverse4.build(serial));
-            if (!reverse6.records.isEmpty()) zones.add(reverse6.build(serial));
-            for (ZoneBuilder z : suffixZones.values()) zones.add(z.build(serial));
-            for (ZoneBuilder z : hostZones.values()) zones.add(z.build(serial));
-            Map<Name, List<Record>> wildcards = new HashMap<>();
-            wildcardHosts.forEach((parent, records) -> wildcards.put(parent, List.copyOf(records)));
-            return new MeshZones(zones, new MeshIndex(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcards, catalog.version()), warnings);
+            table.replace(STATIC_CONTRIBUTOR, out, new LinkedHashMap<>());
         }
 
-        /** Compiles one service name, capturing what it appends so that the next compile can reuse it. */
-        GroupOutput compileGroup(ServiceGroup g) {
-            int c0 = clusterZone.records.size(), s0 = clustersetZone.records.size();
-            int r4 = reverse4.records.size(), r6 = reverse6.records.size();
+        /** Moves to {@code next}: only what {@code changed} touches is recompiled. */
+        MeshUpdate apply(Catalog next, Collection<ObjectRef> changed) {
+            Catalog previous = catalog;
+            catalog = next;
+            namespacesEdit = namespaces.edit();
+            podNamespaceEdit = podNamespaceByIp.edit();
+            serviceNames = serviceNamesMap.edit();
+            spreadNames = spreadNamesMap.edit();
+            touched = new LinkedHashMap<>();
+            warnings = new ArrayList<>();
+            Set<String> groups = new TreeSet<>();
+            Set<ObjectRef> pods = new TreeSet<>();
+            Set<ObjectRef> serviceEntries = new TreeSet<>();
+            for (ObjectRef ref : changed) {
+                CatalogEntry before = previous.get(ref);
+                CatalogEntry after = next.get(ref);
+                if (before != null && before.equals(after)) continue;
+                if (before != null) forget(before, groups, pods, serviceEntries);
+                if (after != null) learn(after, groups, pods, serviceEntries);
+            }
+            for (String key : groups) compileGroup(key, serviceEntries);
+            for (ObjectRef ref : pods) {
+                out = new ArrayList<>();
+                if (next.get(ref) instanceof CatalogEntry.Pod p) compilePod(p);
+                table.replace("pod " + ref, out, touched);
+            }
+            if (!serviceEntries.isEmpty()) {
+                for (ObjectRef ref : serviceEntries) compileServiceEntry(ref);
+                Map<Name, List<Record>> wildcards = new HashMap<>();
+                wildcardsOfServiceEntry.values().forEach(list -> {
+                    for (Record r : list) wildcards.computeIfAbsent(new Name(r.getName(), 1), k -> new ArrayList<>()).add(r);
+                });
+                wildcards.replaceAll((k, v) -> List.copyOf(new LinkedHashSet<>(v)));
+                wildcardHosts = Map.copyOf(wildcards);
+            }
+            out = new ArrayList<>();
+            long serial = next.version() & 0xffffffffL;
+            for (Name origin : authoritative.keySet()) authoritative.get(origin).add(soa(origin, serial));
+            table.replace(SOA_CONTRIBUTOR, out, touched);
+
+            namespaces = namespacesEdit.build();
+            podNamespaceByIp = podNamespaceEdit.build();
+            serviceNamesMap = serviceNames.build();
+            spreadNamesMap = spreadNames.build();
+            return new MeshUpdate(patches(), null, index(), warnings);
+        }
+
+        private void forget(CatalogEntry e, Set<String> groups, Set<ObjectRef> pods, Set<ObjectRef> serviceEntries) {
+            String group = groupOf(e);
+            if (group != null) {
+                Set<ObjectRef> members = groupMembers.get(group);
+                if (members != null && members.remove(e.ref()) && members.isEmpty()) groupMembers.remove(group);
+                groups.add(group);
+            }
+            if (e instanceof CatalogEntry.Namespace n) countNamespace(n.name(), -1);
+            if (e instanceof CatalogEntry.Service s) countNamespace(s.namespace(), -1);
+            if (e instanceof CatalogEntry.Pod p) {
+                pods.add(p.ref());
+                podAddresses(p, false);
+            }
+            if (e instanceof CatalogEntry.ServiceEntry se) serviceEntries.add(se.ref());
+        }
+
+        private void learn(CatalogEntry e, Set<String> groups, Set<ObjectRef> pods, Set<ObjectRef> serviceEntries) {
+            String group = groupOf(e);
+            if (group != null) {
+                groupMembers.computeIfAbsent(group, k -> new HashSet<>()).add(e.ref());
+                groups.add(group);
+            }
+            if (e instanceof CatalogEntry.Namespace n) countNamespace(n.name(), 1);
+            if (e instanceof CatalogEntry.Service s) countNamespace(s.namespace(), 1);
+            if (e instanceof CatalogEntry.Pod p) {
+                pods.add(p.ref());
+                podAddresses(p, true);
+            }
+            if (e instanceof CatalogEntry.ServiceEntry se) serviceEntries.add(se.ref());
+        }
+
+        private void countNamespace(String name, int delta) {
+            String ns = name.toLowerCase(Locale.ROOT);
+            int n = namespaceRefs.getOrDefault(ns, 0) + delta;
+            if (n <= 0) {
+                namespaceRefs.remove(ns);
+                namespacesEdit.remove(ns);
+            } else {
+                namespaceRefs.put(ns, n);
+                namespacesEdit.put(ns, Boolean.TRUE);
+            }
+        }
+
+        /** Client IP → namespace (autopath) from the local cluster's pods; the first pod by ref wins a shared IP. */
+        private void podAddresses(CatalogEntry.Pod p, boolean add) {
+            if (!isLocal(p.cluster())) return;
+            for (String text : p.ips()) {
+                InetAddress ip = Names.ip(text);
+                if (ip == null) continue;
+                TreeMap<ObjectRef, String> owners = podIps.computeIfAbsent(ip, k -> new TreeMap<>());
+                if (add) owners.put(p.ref(), p.namespace().toLowerCase(Locale.ROOT));
+                else owners.remove(p.ref());
+                if (owners.isEmpty()) {
+                    podIps.remove(ip);
+                    podNamespaceEdit.remove(ip);
+                } else {
+                    podNamespaceEdit.put(ip, owners.firstEntry().getValue());
+                }
+            }
+        }
+
+        /** Recompiles one service name; a service appearing or going away re-checks the ServiceEntries it shadows. */
+        private void compileGroup(String key, Set<ObjectRef> serviceEntries) {
+            ServiceGroup g = null;
+            for (ObjectRef ref : groupMembers.getOrDefault(key, Set.of())) {
+                CatalogEntry e = catalog.get(ref);
+                if (e == null) continue;
+                if (g == null) {
+                    int slash = key.indexOf('/');
+                    g = new ServiceGroup(key.substring(0, slash), key.substring(slash + 1));
+                }
+                if (e instanceof CatalogEntry.Service s) {
+                    g.byCluster.put(s.cluster(), s);
+                } else if (e instanceof CatalogEntry.EndpointSlice es) {
+                    g.slicesByCluster.computeIfAbsent(es.cluster(), k -> new ArrayList<>()).add(es);
+                } else if (e instanceof CatalogEntry.ServiceImport si) {
+                    g.imports.put(si.cluster(), si);
+                }
+            }
+            GroupInfo before = groupInfo.getOrDefault(key, GroupInfo.NONE);
+            out = new ArrayList<>();
             groupSpread.clear();
             Name serviceName = null;
+            if (g != null) {
+                for (List<CatalogEntry.EndpointSlice> slices : g.slicesByCluster.values()) {
+                    slices.sort((a, b) -> a.name().compareTo(b.name()));
+                }
+                serviceName = compileGroup(g);
+            }
+            table.replace("service " + key, out, touched);
+            GroupInfo after = serviceName == null && groupSpread.isEmpty() ? GroupInfo.NONE : new GroupInfo(serviceName, List.copyOf(groupSpread));
+            if (after == GroupInfo.NONE) groupInfo.remove(key);
+            else groupInfo.put(key, after);
+            for (Name n : before.spread()) spreadNames.remove(n);
+            for (Name n : after.spread()) spreadNames.put(n, Boolean.TRUE);
+            if (!java.util.Objects.equals(before.serviceName(), after.serviceName())) {
+                if (before.serviceName() != null) {
+                    serviceNames.remove(before.serviceName());
+                    serviceEntries.addAll(serviceEntriesByHost.getOrDefault(before.serviceName(), Set.of()));
+                }
+                if (after.serviceName() != null) {
+                    serviceNames.put(after.serviceName(), Boolean.TRUE);
+                    serviceEntries.addAll(serviceEntriesByHost.getOrDefault(after.serviceName(), Set.of()));
+                }
+            }
+        }
+
+        /** The records of one service name; returns the name when a Service (in any cluster) holds it. */
+        private Name compileGroup(ServiceGroup g) {
             Name base = Names.child(g.name, nsSuffix(g.namespace, zone));
             if (base == null) {
                 warnings.add("service " + g.namespace + "/" + g.name + ": not a valid DNS name, skipped");
-            } else {
-                if (!g.byCluster.isEmpty()) {
-                    serviceName = base;
-                    serviceNames.add(base);
-                }
-                compileClusterName(g, base);
-                Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
-                if (setBase != null) compileClustersetName(g, setBase);
+                return null;
             }
-            return new GroupOutput(new TreeMap<>(g.byCluster), new TreeMap<>(g.slicesByCluster), new TreeMap<>(g.imports),
-                    List.copyOf(clusterZone.records.subList(c0, clusterZone.records.size())),
-                    List.copyOf(clustersetZone.records.subList(s0, clustersetZone.records.size())),
-                    List.copyOf(reverse4.records.subList(r4, reverse4.records.size())),
-                    List.copyOf(reverse6.records.subList(r6, reverse6.records.size())),
-                    List.copyOf(groupSpread), serviceName);
+            compileClusterName(g, base);
+            Name setBase = Names.child(g.name, nsSuffix(g.namespace, clusterset));
+            if (setBase != null) compileClustersetName(g, setBase);
+            return g.byCluster.isEmpty() ? null : base;
         }
 
-        void replay(GroupOutput o) {
-            clusterZone.records.addAll(o.cluster());
-            clustersetZone.records.addAll(o.clusterset());
-            reverse4.records.addAll(o.reverse4());
-            reverse6.records.addAll(o.reverse6());
-            spreadNames.addAll(o.spread());
-            if (o.serviceName() != null) serviceNames.add(o.serviceName());
+        private void compileServiceEntry(ObjectRef ref) {
+            out = new ArrayList<>();
+            wildcardOut.clear();
+            Set<Name> hosts = new HashSet<>();
+            if (catalog.get(ref) instanceof CatalogEntry.ServiceEntry se) compileServiceEntry(se, hosts);
+            table.replace("serviceentry " + ref, out, touched);
+            Set<Name> old = hosts.isEmpty() ? hostsOfServiceEntry.remove(ref) : hostsOfServiceEntry.put(ref, hosts);
+            for (Name h : old == null ? Set.<Name>of() : old) {
+                Set<ObjectRef> refs = serviceEntriesByHost.get(h);
+                if (refs != null && refs.remove(ref) && refs.isEmpty()) serviceEntriesByHost.remove(h);
+            }
+            for (Name h : hosts) serviceEntriesByHost.computeIfAbsent(h, k -> new HashSet<>()).add(ref);
+            if (wildcardOut.isEmpty()) wildcardsOfServiceEntry.remove(ref);
+            else wildcardsOfServiceEntry.put(ref, List.copyOf(wildcardOut));
         }
 
-        final List<Name> groupSpread = new ArrayList<>();
+        /** The owners this operation touched, as patches: each owner with all its records now. */
+        private List<ZonePatch> patches() {
+            List<ZonePatch> patches = new ArrayList<>();
+            touched.forEach((zoneKey, owners) -> {
+                Map<Name, List<Record>> records = new LinkedHashMap<>();
+                for (Name owner : owners) records.put(owner, table.at(zoneKey, owner));
+                patches.add(new ZonePatch(zoneKey, records));
+            });
+            return patches;
+        }
+
+        /** Everything, as zone contents: the authoritative zones, then the overlay by reverse zone and by host. */
+        List<ZoneContent> fullContent() {
+            List<ZoneContent> zones = new ArrayList<>();
+            for (Name origin : authoritative.keySet()) zones.add(new ZoneContent(origin, table.all(origin), true));
+            List<Record> reverse4 = new ArrayList<>();
+            List<Record> reverse6 = new ArrayList<>();
+            Map<Name, List<Record>> hosts = new TreeMap<>();
+            for (Record r : table.all(null)) {
+                if (r.getName().subdomain(IN_ADDR_ARPA)) reverse4.add(r);
+                else if (r.getName().subdomain(IP6_ARPA)) reverse6.add(r);
+                else hosts.computeIfAbsent(r.getName(), k -> new ArrayList<>()).add(r);
+            }
+            if (!reverse4.isEmpty()) zones.add(new ZoneContent(IN_ADDR_ARPA, reverse4, false));
+            if (!reverse6.isEmpty()) zones.add(new ZoneContent(IP6_ARPA, reverse6, false));
+            hosts.forEach((host, records) -> zones.add(new ZoneContent(host, records, false)));
+            return zones;
+        }
+
+        MeshIndex index() {
+            return new MeshIndex(namespaces.keySet(), podNamespaceByIp, serviceNamesMap.keySet(), spreadNamesMap.keySet(), wildcardHosts,
+                    catalog.version());
+        }
 
         void spread(Name n) {
-            spreadNames.add(n);
             groupSpread.add(n);
         }
 
@@ -506,7 +726,6 @@ public final class MeshZoneCompiler {
             for (String text : p.ips()) {
                 InetAddress ip = Names.ip(text);
                 if (ip == null) continue;
-                podNamespaceByIp.putIfAbsent(ip, p.namespace().toLowerCase(Locale.ROOT));
                 if (settings.pods() == MeshSettings.PodRecords.VERIFIED) {
                     Name owner = Names.under(Names.dashed(ip) + "." + p.namespace() + ".pod", zone);
                     if (owner != null) clusterZone.add(address(owner, ttl, ip));
@@ -516,8 +735,9 @@ public final class MeshZoneCompiler {
 
         // ---- ServiceEntry hosts ----
 
-        void compileServiceEntries(List<CatalogEntry.ServiceEntry> entries) {
-            for (CatalogEntry.ServiceEntry se : entries) {
+        /** One ServiceEntry's hosts; {@code hostsInClusterZone} collects the hosts a Service of the same name would shadow. */
+        void compileServiceEntry(CatalogEntry.ServiceEntry se, Set<Name> hostsInClusterZone) {
+            {
                 List<InetAddress> own = new ArrayList<>();
                 for (String a : se.addresses()) {
                     InetAddress ip = Names.ip(hostPart(a));
@@ -543,23 +763,21 @@ public final class MeshZoneCompiler {
                     }
                     if (owner.isWild() && !inOurZones(owner)) {
                         // Outside our zones a wildcard cannot live in the exact-match overlay: answered before forwarding.
-                        LinkedHashSet<Record> set = wildcardHosts.computeIfAbsent(new Name(owner, 1), k -> new LinkedHashSet<>());
-                        for (InetAddress ip : ips) set.add(address(owner, ttl, ip));
+                        for (InetAddress ip : ips) wildcardOut.add(address(owner, ttl, ip));
                         continue;
                     }
                     ZoneBuilder z = zoneForHost(owner);
-                    if (z == clusterZone && serviceNames.contains(owner)) {
-                        continue; // a Kubernetes service of that name wins over a ServiceEntry host
+                    if (z == clusterZone) {
+                        hostsInClusterZone.add(owner);
+                        if (serviceNames.get(owner) != null) continue; // a Kubernetes service of that name wins over a ServiceEntry host
                     }
-                    Set<InetAddress> done = seAddresses.computeIfAbsent(owner, k -> new HashSet<>());
+                    Set<InetAddress> done = new HashSet<>();
                     for (InetAddress ip : ips) {
-                        if (done.add(ip)) z.add(address(owner, ttl, ip)); // several entries may name one host
+                        if (done.add(ip)) z.add(address(owner, ttl, ip)); // several entries may name one host: the RRset merges them
                     }
                 }
             }
         }
-
-        final Map<Name, Set<InetAddress>> seAddresses = new HashMap<>();
 
         boolean inOurZones(Name owner) {
             if (owner.subdomain(zone) || owner.subdomain(clusterset)) return true;
@@ -575,8 +793,8 @@ public final class MeshZoneCompiler {
             for (Map.Entry<Name, ZoneBuilder> e : suffixZones.entrySet()) {
                 if (owner.subdomain(e.getKey())) return e.getValue();
             }
-            // Outside our domains: a zone of its own, not authoritative (the snapshot's overlay: exactly this name).
-            return hostZones.computeIfAbsent(owner, o -> new ZoneBuilder(o, false));
+            // Outside our domains: not authoritative (the snapshot's overlay: exactly this name).
+            return overlay;
         }
 
         List<InetAddress> parseAll(List<String> texts) {
@@ -590,7 +808,7 @@ public final class MeshZoneCompiler {
 
         void ptr(InetAddress ip, Name target) {
             Name owner = ReverseMap.fromAddress(ip);
-            (ip instanceof Inet4Address ? reverse4 : reverse6).add(new PTRRecord(owner, DClass.IN, ttl, target));
+            overlay.add(new PTRRecord(owner, DClass.IN, ttl, target));
         }
 
         final Map<String, Name> nsSuffixes = new HashMap<>();
@@ -601,10 +819,6 @@ public final class MeshZoneCompiler {
         }
 
         final Map<String, Name> srvPrefixes = new HashMap<>();
-
-        ServiceGroup group(Map<String, ServiceGroup> groups, String ns, String name) {
-            return groups.computeIfAbsent(ns + "/" + name, k -> new ServiceGroup(ns, name));
-        }
     }
 
     private static Name relative(String text) {

@@ -82,13 +82,20 @@ class MeshZoneCompilerTest {
     }
 
     @Test
-    void everyZoneHasExactlyOneSoaAtItsApex() {
+    void everyAuthoritativeZoneHasExactlyOneSoaAtItsApexAndTheOverlayNone() {
+        int authoritative = 0;
         for (ZoneContent c : compile(BASE.withPlaceholder(new MeshSettings.Placeholder(true, (java.net.Inet4Address) Names.ip("1.1.1.2"),
                 List.of(Names.absolute("service.entry")), 60))).zones()) {
             List<Record> soas = c.records().stream().filter(r -> r.getType() == Type.SOA).toList();
+            if (!c.authoritative()) {
+                assertEquals(List.of(), soas, c.origin() + " owns no zone: a SOA there would answer for a zone we do not serve");
+                continue;
+            }
+            authoritative++;
             assertEquals(1, soas.size(), c.origin().toString());
             assertEquals(c.origin(), soas.get(0).getName());
         }
+        assertEquals(3, authoritative, "cluster.local, clusterset.local and the placeholder suffix");
         assertEquals(Set.of("\"" + MeshZoneCompiler.DNS_SCHEMA_VERSION + "\""), rr(compile(BASE), "dns-version.cluster.local", Type.TXT));
     }
 
