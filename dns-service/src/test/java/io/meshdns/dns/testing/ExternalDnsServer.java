@@ -123,12 +123,17 @@ public abstract class ExternalDnsServer implements AutoCloseable {
     }
 
     /** A loopback port free for both UDP and TCP right now. */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     public static int freePort() {
         for (int i = 0; i < 50; i++) {
             try (ServerSocket tcp = new ServerSocket()) {
                 tcp.setReuseAddress(false);
                 tcp.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
                 try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), tcp.getLocalPort()))) {
+                    // The kernel may hand the same ephemeral port out again once we close it: two calls in a row
+                    // (a service's HTTP port, then its DNS port) must still get different ports.
+                    if (!HANDED_OUT.add(udp.getLocalPort())) continue;
                     return udp.getLocalPort();
                 }
             } catch (IOException e) {
