@@ -25,8 +25,16 @@ final class Contributions {
     record Emitted(Name zone, Record record) {
     }
 
+    /** One contributor's records at one owner. */
+    private record Part(String contributor, Record[] records) {
+    }
+
     private final Map<String, List<Emitted>> byContributor = new HashMap<>();
-    private final Map<Name, Map<Name, Map<String, List<Record>>>> byZone = new HashMap<>();
+    /**
+     * Zone key → owner → a {@link Part}, or a {@code Part[]} when several contributors share the owner. Most
+     * owners have one contributor: a bare Part keeps the table small (a map per owner cost ~20 MB at 10k services).
+     */
+    private final Map<Name, Map<Name, Object>> byZone = new HashMap<>();
 
     /**
      * Makes {@code records} the whole output of {@code contributor} (empty: it contributes nothing) and adds
@@ -36,44 +44,79 @@ final class Contributions {
         List<Emitted> old = records.isEmpty() ? byContributor.remove(contributor) : byContributor.put(contributor, List.copyOf(records));
         if (old != null) {
             for (Emitted e : old) {
-                Map<Name, Map<String, List<Record>>> owners = byZone.get(e.zone());
-                Map<String, List<Record>> parts = owners == null ? null : owners.get(e.record().getName());
-                if (parts == null || parts.remove(contributor) == null) continue; // several records of one owner
-                if (parts.isEmpty()) owners.remove(e.record().getName());
-                touched.computeIfAbsent(e.zone(), z -> new LinkedHashSet<>()).add(e.record().getName());
+                Name owner = e.record().getName();
+                Map<Name, Object> owners = byZone.get(e.zone());
+                Object parts = owners == null ? null : owners.get(owner);
+                if (parts == null) continue;
+                Object rest = without(parts, contributor);
+                if (rest == parts) continue; // already removed: the contributor had several records there
+                if (rest == null) owners.remove(owner);
+                else owners.put(owner, rest);
+                touched.computeIfAbsent(e.zone(), z -> new LinkedHashSet<>()).add(owner);
             }
         }
+        Map<Name, Map<Name, List<Record>>> grouped = new LinkedHashMap<>();
         for (Emitted e : records) {
-            Map<String, List<Record>> parts = byZone.computeIfAbsent(e.zone(), z -> new LinkedHashMap<>())
-                    .computeIfAbsent(e.record().getName(), n -> new LinkedHashMap<>());
-            parts.computeIfAbsent(contributor, c -> new ArrayList<>(2)).add(e.record());
-            touched.computeIfAbsent(e.zone(), z -> new LinkedHashSet<>()).add(e.record().getName());
+            grouped.computeIfAbsent(e.zone(), z -> new LinkedHashMap<>())
+                    .computeIfAbsent(e.record().getName(), n -> new ArrayList<>(2)).add(e.record());
+        }
+        grouped.forEach((zone, owners) -> {
+            Map<Name, Object> table = byZone.computeIfAbsent(zone, z -> new LinkedHashMap<>());
+            owners.forEach((owner, list) -> {
+                Part part = new Part(contributor, list.toArray(new Record[0]));
+                table.merge(owner, part, (existing, p) -> with(existing, (Part) p));
+                touched.computeIfAbsent(zone, z -> new LinkedHashSet<>()).add(owner);
+            });
+        });
+    }
+
+    private static Object without(Object parts, String contributor) {
+        if (parts instanceof Part p) return p.contributor().equals(contributor) ? null : parts;
+        Part[] all = (Part[]) parts;
+        List<Part> keep = new ArrayList<>(all.length);
+        for (Part p : all) if (!p.contributor().equals(contributor)) keep.add(p);
+        if (keep.size() == all.length) return parts;
+        return keep.size() == 1 ? keep.get(0) : keep.toArray(new Part[0]);
+    }
+
+    private static Object with(Object parts, Part part) {
+        if (parts instanceof Part p) return new Part[]{p, part};
+        Part[] all = (Part[]) parts;
+        Part[] next = java.util.Arrays.copyOf(all, all.length + 1);
+        next[all.length] = part;
+        return next;
+    }
+
+    private static void addAll(Object parts, List<Record> out) {
+        if (parts instanceof Part p) {
+            java.util.Collections.addAll(out, p.records());
+        } else {
+            for (Part p : (Part[]) parts) java.util.Collections.addAll(out, p.records());
         }
     }
 
     /** Every record of {@code owner} in zone {@code zone}, from every contributor. */
     List<Record> at(Name zone, Name owner) {
-        Map<Name, Map<String, List<Record>>> owners = byZone.get(zone);
-        Map<String, List<Record>> parts = owners == null ? null : owners.get(owner);
+        Map<Name, Object> owners = byZone.get(zone);
+        Object parts = owners == null ? null : owners.get(owner);
         if (parts == null) return List.of();
-        if (parts.size() == 1) return parts.values().iterator().next();
         List<Record> all = new ArrayList<>();
-        parts.values().forEach(all::addAll);
+        addAll(parts, all);
         return all;
     }
 
     /** Every record in zone {@code zone}, owner by owner. */
     List<Record> all(Name zone) {
-        Map<Name, Map<String, List<Record>>> owners = byZone.get(zone);
+        Map<Name, Object> owners = byZone.get(zone);
         if (owners == null) return List.of();
         List<Record> out = new ArrayList<>();
-        for (Map<String, List<Record>> parts : owners.values()) parts.values().forEach(out::addAll);
+        for (Object parts : owners.values()) addAll(parts, out);
         return out;
     }
 
     /** The owners of zone {@code zone}. */
     Set<Name> owners(Name zone) {
-        Map<Name, Map<String, List<Record>>> owners = byZone.get(zone);
+        Map<Name, Object> owners = byZone.get(zone);
         return owners == null ? Set.of() : owners.keySet();
     }
 
