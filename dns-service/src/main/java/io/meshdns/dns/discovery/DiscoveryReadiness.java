@@ -20,6 +20,6 @@ public class DiscoveryReadiness implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         boolean up = !source.configured() || source.loaded();
-        return HealthCheckResponse.named("discovery-catalog").status(up).withData("version", source.version()).build();
+        return HealthCheckResponse.named("discovery-feed").status(up).withData("version", source.version()).build();
     }
 }

@@ -13,6 +13,7 @@ import org.jboss.logging.Logger;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -33,6 +34,7 @@ final class EventBusCatalogFeed {
     private volatile boolean stopped;
     private volatile boolean resyncing;
     private int failures;
+    private String lastLoggedCause;
 
     EventBusCatalogFeed(Vertx vertx, CatalogSink sink, Duration backoffInitial, Duration backoffMax) {
         this.vertx = vertx;
@@ -71,6 +73,7 @@ final class EventBusCatalogFeed {
                     resyncing = false;
                     if (err == null) {
                         failures = 0;
+                        lastLoggedCause = null;
                         sink.connected(true);
                     } else {
                         retry(err);
@@ -90,7 +93,13 @@ final class EventBusCatalogFeed {
         long cap = backoffMax.toMillis();
         long d = Math.min(cap, Math.max(1, backoffInitial.toMillis() << Math.min(failures++, 20)));
         long delay = d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
-        LOG.infof("event bus snapshot from %s unavailable (%s); retrying in %d ms", SNAPSHOT_ADDRESS, cause.getMessage(), delay);
+        // In one process the consumer asks while discovery is still starting ("No handlers", then "initial sync in
+        // progress") and the short in-process backoff retries many times: each cause once at INFO, repeats at DEBUG.
+        String why = cause.getMessage();
+        boolean repeat = Objects.equals(why, lastLoggedCause);
+        lastLoggedCause = why;
+        LOG.logf(repeat ? Logger.Level.DEBUG : Logger.Level.INFO, "event bus snapshot from %s unavailable (%s); retrying in %d ms",
+                SNAPSHOT_ADDRESS, why, delay);
         vertx.setTimer(Math.max(1, delay), id -> resync());
     }
 
