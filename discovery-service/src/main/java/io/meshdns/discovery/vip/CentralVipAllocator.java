@@ -9,10 +9,12 @@ import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.Kind;
 import io.meshdns.model.ObjectRef;
+import io.quarkus.runtime.Startup;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.spi.ObserverMethod;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
@@ -42,7 +44,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Nothing is freed while a cluster is stale (its ServiceEntries may still exist, we just cannot
  * see them), nor before a host has been absent for {@code meshdns.discovery.vip-release-delay}.
+ *
+ * <p>Created at start, on the main thread and before {@code ClusterManager} starts the informers: created
+ * lazily, its first call came from {@code CatalogAggregator.flush} under the catalog lock, so the table's
+ * load (a ConfigMap GET on the Vert.x-based client) ran while HTTP handlers on the event loop waited for
+ * that lock, and the GET's answer waited for the event loop: the first version stalled for the client's
+ * timeouts (3 x ~15 s at 10k services, bench/discovery).
  */
+@Startup(ObserverMethod.DEFAULT_PRIORITY - 1)
 @ApplicationScoped
 public class CentralVipAllocator implements VipAllocator, CatalogAggregator.Listener {
     private static final Logger LOG = Logger.getLogger(CentralVipAllocator.class);
