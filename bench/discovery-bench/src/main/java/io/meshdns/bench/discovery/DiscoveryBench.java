@@ -239,6 +239,8 @@ public final class DiscoveryBench {
                 List<EventKind> plan = plan(warm + n, random);
                 say("%d warm-up events, then %d measured events (poll every %d us); load %s", warm, n, intOpt("poll-us"), loadAvg());
                 kv.put("load_at_events_start", loadAvg());
+                double applyCount0 = dns.metric("meshdns_discovery_client_apply_seconds_count");
+                double applySum0 = dns.metric("meshdns_discovery_client_apply_seconds_sum");
                 List<Result> results = new ArrayList<>();
                 for (int i = 0; i < plan.size(); i++) {
                     Result r = event(i - warm, plan.get(i), workload, random, probe, watch, dns);
@@ -246,6 +248,10 @@ public final class DiscoveryBench {
                     if ((i + 1) % 50 == 0) say("  %d/%d events, load %s", i + 1, plan.size(), loadAvg());
                 }
                 kv.put("load_at_events_end", loadAvg());
+                // dns-service's own timer of apply + compile + publish, over the events (warm-up included).
+                double applies = dns.metric("meshdns_discovery_client_apply_seconds_count") - applyCount0;
+                kv.put("dns_applies", String.format("%.0f", applies));
+                kv.put("dns_apply_ms_mean", f1(applies > 0 ? (dns.metric("meshdns_discovery_client_apply_seconds_sum") - applySum0) * 1000 / applies : Double.NaN));
                 memory("after_events", discovery, dns);
                 blockedEventLoop("discovery", discovery);
                 blockedEventLoop("dns", dns);
@@ -433,6 +439,7 @@ public final class DiscoveryBench {
         kv.put("discovery_rss_mb_" + when, f1(d.rssMb()));
         kv.put("discovery_peak_rss_mb_" + when, f1(d.peakRssMb()));
         kv.put("discovery_heap_used_mb_" + when, f1(d.heapUsedMb()));
+        kv.put("discovery_heap_committed_mb_" + when, f1(d.heapCommittedMb()));
         kv.put("dns_rss_mb_" + when, f1(n.rssMb()));
         kv.put("dns_heap_used_mb_" + when, f1(n.heapUsedMb()));
         kv.put("load_at_memory_" + when, load);
@@ -513,8 +520,9 @@ public final class DiscoveryBench {
         }
         double[] calls = results.stream().mapToDouble(Result::callMs).sorted().toArray();
         kv.put("api_call_ms_p50", f1(pct(calls, 50)));
-        t.append(String.format("(->delta: until the delta line reached a watch client, i.e. discovery's share incl. its %s batch window; "
-                + "API call itself p50 %s ms)%n", "50 ms", f1(pct(calls, 50))));
+        t.append(String.format("(->delta: until the delta line reached a watch client, i.e. discovery's share incl. its 50 ms batch window; "
+                + "API call itself p50 %s ms;%n dns-service's own apply+compile+publish timer: %s applies, mean %s ms)%n",
+                f1(pct(calls, 50)), kv.get("dns_applies"), kv.get("dns_apply_ms_mean")));
 
         // Delta lines that carry exactly one changed service (every ref in the line belongs to the event's service).
         Map<String, List<DeltaLine>> byShape = new TreeMap<>();
@@ -555,9 +563,10 @@ public final class DiscoveryBench {
         t.append(String.format("              dns-service start -> whole catalog answering %s s  [load %s]   (loading the API took %s s)%n",
                 kv.get("dns_sync_s"), kv.get("load_at_dns_start"), kv.get("load_s")));
         for (String when : List.of("after_sync", "after_events")) {
-            t.append(String.format("discovery-service memory %-12s RSS %s MB after a full GC (%s before it, peak %s), heap used %s MB; dns-service RSS %s MB, heap %s MB  [load %s]%n",
+            t.append(String.format("discovery-service memory %-12s RSS %s MB after a full GC (%s before it, peak %s), heap used %s MB of %s committed; dns-service RSS %s MB, heap used %s MB  [load %s]%n",
                     when.replace('_', ' ') + ":", kv.get("discovery_rss_mb_" + when), kv.get("discovery_rss_mb_" + when + "_before_gc"),
-                    kv.get("discovery_peak_rss_mb_" + when), kv.get("discovery_heap_used_mb_" + when), kv.get("dns_rss_mb_" + when),
+                    kv.get("discovery_peak_rss_mb_" + when), kv.get("discovery_heap_used_mb_" + when), kv.get("discovery_heap_committed_mb_" + when),
+                    kv.get("dns_rss_mb_" + when),
                     kv.get("dns_heap_used_mb_" + when), kv.get("load_at_memory_" + when)));
         }
         t.append(String.format("load average: events start %s, end %s%n", kv.get("load_at_events_start"), kv.get("load_at_events_end")));

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
 final class ServiceJar implements AutoCloseable {
     private static final HttpClient HTTP = http();
     private static final Pattern HEAP_USED = Pattern.compile("(?m)^jvm_memory_used_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.eE+-]+)$");
+    private static final Pattern HEAP_COMMITTED = Pattern.compile("(?m)^jvm_memory_committed_bytes\\{[^}]*area=\"heap\"[^}]*} ([0-9.eE+-]+)$");
 
     private final String name;
     private final Path jar;
@@ -137,13 +138,19 @@ final class ServiceJar implements AutoCloseable {
             Thread.sleep(1000);
         }
         String status = Files.readString(Path.of("/proc", String.valueOf(pid()), "status"));
-        Matcher m = HEAP_USED.matcher(get("/q/metrics", null).body());
-        double heap = 0;
-        while (m.find()) heap += Double.parseDouble(m.group(1));
-        return new Memory(kib(status, "VmRSS") / 1024.0, kib(status, "VmHWM") / 1024.0, heap / (1024 * 1024));
+        String metrics = get("/q/metrics", null).body();
+        return new Memory(kib(status, "VmRSS") / 1024.0, kib(status, "VmHWM") / 1024.0, sumMb(HEAP_USED, metrics), sumMb(HEAP_COMMITTED, metrics));
     }
 
-    record Memory(double rssMb, double peakRssMb, double heapUsedMb) {
+    /** Sum over the heap pools (eden, survivor, old), in MiB. */
+    private static double sumMb(Pattern p, String metrics) {
+        Matcher m = p.matcher(metrics);
+        double sum = 0;
+        while (m.find()) sum += Double.parseDouble(m.group(1));
+        return sum / (1024 * 1024);
+    }
+
+    record Memory(double rssMb, double peakRssMb, double heapUsedMb, double heapCommittedMb) {
     }
 
     private static long kib(String status, String field) {
