@@ -550,7 +550,8 @@ public final class DiscoveryBench {
                 kv.put("delta_gzip_bytes_max", ipct(g, 100));
                 kv.put("delta_stream_bytes_p50", ipct(s, 50));
             } else {
-                String key = e.getKey().replaceAll("[^A-Za-z]+", "_").replaceAll("^_|_$", "");
+                // "+EndpointSlice +Service" -> upsert_EndpointSlice_upsert_Service, "-Service" -> delete_Service
+                String key = e.getKey().replace("+", "upsert_").replace("-", "delete_").replace(' ', '_');
                 kv.put("delta_bytes_p50_" + key, ipct(p, 50));
                 kv.put("delta_gzip_bytes_p50_" + key, ipct(g, 50));
             }
