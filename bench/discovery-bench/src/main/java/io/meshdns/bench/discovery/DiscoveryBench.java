@@ -242,11 +242,14 @@ public final class DiscoveryBench {
                 double applyCount0 = dns.metric("meshdns_discovery_client_apply_seconds_count");
                 double applySum0 = dns.metric("meshdns_discovery_client_apply_seconds_sum");
                 List<Result> results = new ArrayList<>();
+                long eventsStart = System.nanoTime();
                 for (int i = 0; i < plan.size(); i++) {
+                    if (i == warm) eventsStart = System.nanoTime();
                     Result r = event(i - warm, plan.get(i), workload, random, probe, watch, dns);
                     if (i >= warm) results.add(r);
                     if ((i + 1) % 50 == 0) say("  %d/%d events, load %s", i + 1, plan.size(), loadAvg());
                 }
+                long eventsEnd = System.nanoTime();
                 kv.put("load_at_events_end", loadAvg());
                 // dns-service's own timer of apply + compile + publish, over the events (warm-up included).
                 double applies = dns.metric("meshdns_discovery_client_apply_seconds_count") - applyCount0;
@@ -255,6 +258,11 @@ public final class DiscoveryBench {
                 memory("after_events", discovery, dns);
                 blockedEventLoop("discovery", discovery);
                 blockedEventLoop("dns", dns);
+                for (var e : Map.of("discovery", discovery, "dns", dns).entrySet()) {
+                    long[] gc = e.getValue().gcPauses(eventsStart, eventsEnd);
+                    kv.put(e.getKey() + "_gc_pauses_events", String.valueOf(gc[0]));
+                    kv.put(e.getKey() + "_gc_pause_max_ms_events", String.valueOf(gc[1]));
+                }
                 report(results);
             }
         } finally {
@@ -570,6 +578,8 @@ public final class DiscoveryBench {
                     kv.get("dns_rss_mb_" + when),
                     kv.get("dns_heap_used_mb_" + when), kv.get("load_at_memory_" + when)));
         }
+        t.append(String.format("GC during the measured events (-Xlog:gc): discovery-service %s pauses, longest %s ms; dns-service %s pauses, longest %s ms%n",
+                kv.get("discovery_gc_pauses_events"), kv.get("discovery_gc_pause_max_ms_events"), kv.get("dns_gc_pauses_events"), kv.get("dns_gc_pause_max_ms_events")));
         t.append(String.format("load average: events start %s, end %s%n", kv.get("load_at_events_start"), kv.get("load_at_events_end")));
         for (String svc : List.of("discovery", "dns")) {
             if (!"0".equals(kv.get(svc + "_event_loop_blocked_warnings"))) {

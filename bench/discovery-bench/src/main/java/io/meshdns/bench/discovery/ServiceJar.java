@@ -72,11 +72,37 @@ final class ServiceJar implements AutoCloseable {
         return log;
     }
 
+    Path gcLog() {
+        return log.resolveSibling(name + "-gc.log");
+    }
+
+    /**
+     * GC pauses logged ({@code -Xlog:gc}) between two nanoTimes of this harness (JVM uptime is counted from
+     * just after the fork, close enough at this resolution): count, and the longest in ms.
+     */
+    long[] gcPauses(long fromNanos, long toNanos) throws IOException {
+        if (!Files.exists(gcLog())) return new long[]{0, 0};
+        Matcher m = Pattern.compile("(?m)^\\[([0-9.]+)s].* Pause .* ([0-9.]+)ms$").matcher(Files.readString(gcLog()));
+        double from = (fromNanos - startNanos) / 1e9;
+        double to = (toNanos - startNanos) / 1e9;
+        long n = 0;
+        double max = 0;
+        while (m.find()) {
+            double at = Double.parseDouble(m.group(1));
+            if (at < from || at > to) continue;
+            n++;
+            max = Math.max(max, Double.parseDouble(m.group(2)));
+        }
+        return new long[]{n, Math.round(max)};
+    }
+
     /** Forks the JVM; {@link #startNanos()} is taken just before the fork. */
     ServiceJar start() throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(javaOpts);
+        // GC pauses explain latency tails; the log goes beside the service's own (unless the flags bring one).
+        if (javaOpts.stream().noneMatch(o -> o.startsWith("-Xlog:gc"))) cmd.add("-Xlog:gc:file=" + gcLog() + ":uptime");
         properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
         cmd.add(jar.toString());
