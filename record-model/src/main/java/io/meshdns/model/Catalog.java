@@ -29,7 +29,7 @@ public final class Catalog {
     }
 
     public static Catalog of(CatalogSnapshot snapshot) {
-        ShardedMap.Editor<ObjectRef, CatalogEntry> map = ShardedMap.<ObjectRef, CatalogEntry>empty().edit();
+        ShardedMap.Editor<ObjectRef, CatalogEntry> map = ShardedMap.builder(snapshot.entries().size());
         for (CatalogEntry e : snapshot.entries()) {
             map.put(e.ref(), e);
         }

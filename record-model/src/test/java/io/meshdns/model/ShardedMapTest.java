@@ -28,6 +28,11 @@ class ShardedMapTest {
         for (int round = 0; round < 60; round++) {
             ShardedMap.Editor<Integer, String> editor = map.edit();
             int edits = round < 20 ? 2_000 : 50; // grow through several reshards, then small deltas
+            if (round == 40) { // then shrink a lot: deletions must keep every probe run intact
+                for (Integer key : new ArrayList<>(model.keySet())) {
+                    if (random.nextInt(10) < 8) assertEquals(model.remove(key), editor.remove(key));
+                }
+            }
             for (int i = 0; i < edits; i++) {
                 int key = random.nextInt(40_000);
                 if (random.nextInt(4) == 0) {
@@ -36,6 +41,10 @@ class ShardedMapTest {
                     String value = "v" + round + "-" + i;
                     assertEquals(model.put(key, value), editor.put(key, value));
                 }
+            }
+            for (int probe = 0; probe < 200; probe++) {
+                int key = random.nextInt(40_000);
+                assertEquals(model.get(key), editor.get(key), "editor read of " + key);
             }
             map = editor.build();
             versions.add(map);
@@ -57,8 +66,8 @@ class ShardedMapTest {
         ShardedMap<Integer, Integer> after = before.with(7, -7);
         var field = ShardedMap.class.getDeclaredField("shards");
         field.setAccessible(true);
-        Map<?, ?>[] a = (Map<?, ?>[]) field.get(before);
-        Map<?, ?>[] b = (Map<?, ?>[]) field.get(after);
+        Object[][] a = (Object[][]) field.get(before);
+        Object[][] b = (Object[][]) field.get(after);
         int shared = 0;
         for (int i = 0; i < a.length; i++) if (a[i] == b[i]) shared++;
         assertEquals(a.length - 1, shared, "exactly one shard was copied");
@@ -79,5 +88,27 @@ class ShardedMapTest {
         assertThrows(NullPointerException.class, () -> one.edit().put("k", null));
         assertThrows(UnsupportedOperationException.class, () -> one.put("c", "d"));
         assertEquals(Map.of("a", "b"), one);
+    }
+
+    /** Keys whose hashes collide in one shard and one slot: probing and deletion must still find every key. */
+    @Test
+    void collidingKeysSurviveDeletesInAnyOrder() {
+        record Collider(int id) {
+            @Override
+            public int hashCode() {
+                return 7; // every key: same shard, same home slot
+            }
+        }
+        Random random = new Random(3);
+        for (int round = 0; round < 50; round++) {
+            Map<Collider, Integer> model = new HashMap<>();
+            ShardedMap.Editor<Collider, Integer> editor = ShardedMap.<Collider, Integer>builder(0);
+            for (int i = 0; i < 40; i++) {
+                Collider k = new Collider(random.nextInt(60));
+                if (random.nextInt(3) == 0) assertEquals(model.remove(k), editor.remove(k));
+                else assertEquals(model.put(k, i), editor.put(k, i));
+            }
+            assertEquals(model, editor.build());
+        }
     }
 }

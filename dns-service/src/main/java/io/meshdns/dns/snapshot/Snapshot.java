@@ -180,7 +180,7 @@ public final class Snapshot {
                 if (r.getType() != Type.SOA) byOwner.computeIfAbsent(r.getName(), n -> new ArrayList<>()).add(r);
             }
         }
-        ShardedMap.Editor<Name, Node> nodes = ShardedMap.<Name, Node>empty().edit();
+        ShardedMap.Editor<Name, Node> nodes = ShardedMap.builder(byOwner.size());
         byOwner.forEach((owner, records) -> nodes.put(owner, new Node(owner, Node.rrsets(records))));
         return nodes.build();
     }

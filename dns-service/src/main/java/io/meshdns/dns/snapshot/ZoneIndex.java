@@ -44,7 +44,7 @@ public final class ZoneIndex {
      * apex become empty non-terminals. Every owner must be at or below {@code origin}.
      */
     static ZoneIndex build(Name origin, SOARecord soa, Map<Name, Map<Integer, RRset>> owners) {
-        Patcher p = new Patcher(origin, ShardedMap.<Name, Node>empty().edit(), ShardedMap.<Name, Integer>empty().edit(), 0, 0);
+        Patcher p = new Patcher(origin, ShardedMap.builder(owners.size() * 5 / 4), ShardedMap.builder(owners.size() / 2), 0, 0);
         owners.forEach(p::set);
         return p.finish(soa);
     }
