@@ -29,8 +29,46 @@ public final class AnswerMemo {
     private static final int OPT_LENGTH = 11;
     private static final int TYPE_OPT = 41;
 
-    /** What the slow path decided, for metrics on a fast-path hit. */
-    public record Entry(byte[] response, String zone, int rcode, int qtype) {
+    /**
+     * What the slow path decided, for metrics on a fast-path hit. {@code meters} is a slot per address
+     * family for whatever the caller counts hits with (resolved once, so a hit allocates no metric key):
+     * set lazily, and a race only resolves the same value twice.
+     */
+    public static final class Entry {
+        private final byte[] response;
+        private final String zone;
+        private final int rcode;
+        private final int qtype;
+        private Object meters4;
+        private Object meters6;
+
+        Entry(byte[] response, String zone, int rcode, int qtype) {
+            this.response = response;
+            this.zone = zone;
+            this.rcode = rcode;
+            this.qtype = qtype;
+        }
+
+        public String zone() {
+            return zone;
+        }
+
+        public int rcode() {
+            return rcode;
+        }
+
+        public int qtype() {
+            return qtype;
+        }
+
+        public Object meters(boolean ipv6) {
+            return ipv6 ? meters6 : meters4;
+        }
+
+        public void meters(boolean ipv6, Object meters) {
+            if (ipv6) meters6 = meters;
+            else meters4 = meters;
+        }
     }
 
     private record Table(Object snapshot, ConcurrentHashMap<Key, Entry> entries) {

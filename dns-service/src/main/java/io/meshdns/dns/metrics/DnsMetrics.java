@@ -70,19 +70,36 @@ public class DnsMetrics {
     }
 
     public void request(String zone, String proto, boolean ipv6, int qtype, int rcode, long nanos) {
+        meters(zone, proto, ipv6, qtype, rcode).record(nanos);
+    }
+
+    /**
+     * The three meters one answered query updates, for callers that answer the same kind of query again
+     * and again (the fast path keeps them with its remembered answer: a hit then allocates no key).
+     */
+    public Meters meters(String zone, String proto, boolean ipv6, int qtype, int rcode) {
         String type = typeLabel(qtype);
-        requests.computeIfAbsent(new RequestKey(zone, proto, ipv6, type), k -> Counter.builder("coredns.dns.requests")
+        Counter request = requests.computeIfAbsent(new RequestKey(zone, proto, ipv6, type), k -> Counter.builder("coredns.dns.requests")
                 .description("Counter of DNS requests made per zone, protocol and family")
                 .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
-                .tag("type", k.type).register(registry)).increment();
-        responses.computeIfAbsent(new ResponseKey(zone, rcode), k -> Counter.builder("coredns.dns.responses")
+                .tag("type", k.type).register(registry));
+        Counter response = responses.computeIfAbsent(new ResponseKey(zone, rcode), k -> Counter.builder("coredns.dns.responses")
                 .description("Counter of response status codes")
-                .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry))
-                .increment();
-        durations.computeIfAbsent(new DurationKey(zone, type), k -> Timer.builder("coredns.dns.request.duration")
+                .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry));
+        Timer duration = durations.computeIfAbsent(new DurationKey(zone, type), k -> Timer.builder("coredns.dns.request.duration")
                 .description("Histogram of the time (in seconds) each request took per zone")
                 .tag("server", server).tag("zone", k.zone).tag("type", k.type)
-                .serviceLevelObjectives(BUCKETS).register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+                .serviceLevelObjectives(BUCKETS).register(registry));
+        return new Meters(request, response, duration);
+    }
+
+    /** The request and response counters and the duration histogram of one kind of answered query. */
+    public record Meters(Counter requests, Counter responses, Timer duration) {
+        public void record(long nanos) {
+            requests.increment();
+            responses.increment();
+            duration.record(nanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     static String typeLabel(int qtype) {

@@ -91,7 +91,12 @@ public class RequestProcessor {
             return null;
         }
         AnswerMemo.Entry e = hit.entry();
-        metrics.request(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode(), System.nanoTime() - started);
+        DnsMetrics.Meters meters = (DnsMetrics.Meters) e.meters(ipv6);
+        if (meters == null) {
+            meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
+            e.meters(ipv6, meters);
+        }
+        meters.record(System.nanoTime() - started);
         return hit.response();
     }
 

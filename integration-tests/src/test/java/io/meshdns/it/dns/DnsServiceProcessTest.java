@@ -87,6 +87,42 @@ class DnsServiceProcessTest {
         }
     }
 
+    /**
+     * Repeated identical questions are answered by the UDP fast path (the memo of encoded answers, on in a
+     * default start); every answer must still show in coredns_dns_requests_total and _responses_total.
+     */
+    @Test
+    void fastPathAnswersAreCounted() throws Exception {
+        int http = io.meshdns.dns.testing.ExternalDnsServer.freePort();
+        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.port=0", "quarkus.http.port=" + http,
+                "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
+            int port = p.awaitPort(START);
+            org.xbill.DNS.SimpleResolver resolver = new org.xbill.DNS.SimpleResolver("127.0.0.1");
+            resolver.setPort(port);
+            org.xbill.DNS.Message query = org.xbill.DNS.Message.newQuery(org.xbill.DNS.Record.newRecord(
+                    org.xbill.DNS.Name.fromString("registry.mesh.example."), org.xbill.DNS.Type.A, org.xbill.DNS.DClass.IN));
+            for (int i = 0; i < 25; i++) {
+                assertEquals(org.xbill.DNS.Rcode.NOERROR, resolver.send(query).getRcode());
+            }
+            java.net.http.HttpResponse<String> metrics = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + http + "/q/metrics")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            double requests = 0;
+            double responses = 0;
+            for (String line : metrics.body().split("\n")) {
+                if (line.startsWith("coredns_dns_requests_total{") && line.contains("proto=\"udp\"") && line.contains("type=\"A\"")
+                        && line.contains("zone=\"mesh.example.\"")) {
+                    requests += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+                if (line.startsWith("coredns_dns_responses_total{") && line.contains("rcode=\"NOERROR\"") && line.contains("zone=\"mesh.example.\"")) {
+                    responses += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                }
+            }
+            assertEquals(25, requests, metrics.body());
+            assertEquals(25, responses, metrics.body());
+        }
+    }
+
     private static void assumeIpv6() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/net/if_inet6")), "no IPv6 on this host");
     }
