@@ -95,10 +95,7 @@ public final class ShardedMap<K, V> extends AbstractMap<K, V> {
     @Override
     @SuppressWarnings("unchecked")
     public V get(Object key) {
-        int h = key.hashCode();
-        Object[] t = shards[shardOf(h, bits)];
-        int slot = find(t, key, h);
-        return slot < 0 ? null : (V) t[slot + 1];
+        return (V) lookup(shards, bits, key);
     }
 
     @Override
@@ -149,6 +146,14 @@ public final class ShardedMap<K, V> extends AbstractMap<K, V> {
 
     private static int firstSlot(int hash, int slots) {
         return ((hash ^ (hash >>> 16)) & (slots - 1)) << 1;
+    }
+
+    /** The value of {@code key} in {@code shards}, or null: the read path of the map and of its editor. */
+    private static Object lookup(Object[][] shards, int bits, Object key) {
+        int h = key.hashCode();
+        Object[] t = shards[shardOf(h, bits)];
+        int slot = find(t, key, h);
+        return slot < 0 ? null : t[slot + 1];
     }
 
     /** The index of {@code key} in table {@code t}, or -1. */
@@ -215,10 +220,7 @@ public final class ShardedMap<K, V> extends AbstractMap<K, V> {
 
         @SuppressWarnings("unchecked")
         public V get(Object key) {
-            int h = key.hashCode();
-            Object[] t = shards[shardOf(h, bits)];
-            int slot = find(t, key, h);
-            return slot < 0 ? null : (V) t[slot + 1];
+            return (V) lookup(shards, bits, key);
         }
 
         @SuppressWarnings("unchecked")
