@@ -119,8 +119,4 @@ final class Contributions {
         Map<Name, Object> owners = byZone.get(zone);
         return owners == null ? Set.of() : owners.keySet();
     }
-
-    List<Emitted> of(String contributor) {
-        return byContributor.getOrDefault(contributor, List.of());
-    }
 }

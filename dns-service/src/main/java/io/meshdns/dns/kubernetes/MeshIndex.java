@@ -31,5 +31,4 @@ public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podName
                         Set<Name> spreadNames,
                         Map<Name, List<Record>> wildcardHosts, long version) {
     public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), 0);
-
 }

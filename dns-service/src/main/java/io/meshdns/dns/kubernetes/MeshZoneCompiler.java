@@ -84,7 +84,7 @@ public final class MeshZoneCompiler {
     /** Compiles {@code catalog} whole, forgetting any earlier state. */
     public synchronized MeshZones compile(Catalog catalog) {
         state = new State(catalog);
-        state.compileAll();
+        state.compileAll(catalog);
         return new MeshZones(state.fullContent(), state.index(), state.warnings);
     }
 
@@ -211,7 +211,6 @@ public final class MeshZoneCompiler {
     }
 
     private final class State {
-        final Catalog initial;
         Catalog catalog;
         final List<Object> context;
         final String local;
@@ -253,7 +252,6 @@ public final class MeshZoneCompiler {
         final List<Record> wildcardOut = new ArrayList<>();
 
         State(Catalog catalog) {
-            this.initial = catalog;
             this.catalog = Catalog.empty();
             this.context = context(catalog);
             this.local = (String) context.get(0);
@@ -275,7 +273,7 @@ public final class MeshZoneCompiler {
             return local == null || local.equals(cluster);
         }
 
-        void compileAll() {
+        void compileAll(Catalog initial) {
             List<ObjectRef> all = new ArrayList<>(initial.entries().keySet());
             java.util.Collections.sort(all); // catalog order is a hash order: compile in a stable one
             apply(initial, all);

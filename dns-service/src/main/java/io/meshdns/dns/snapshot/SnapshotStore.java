@@ -51,6 +51,19 @@ public class SnapshotStore {
                 .register(registry);
     }
 
+    /** Before any source can publish (sources register from startup observers, in no fixed order). */
+    @jakarta.annotation.PostConstruct
+    void counters() {
+        patched = updates("patch");
+        recompiled = updates("recompile");
+    }
+
+    private Counter updates(String kind) {
+        return Counter.builder("meshdns.snapshot.updates").tag("kind", kind)
+                .description("Snapshot updates: owners patched in place, or zones recompiled from every source")
+                .register(registry);
+    }
+
     /** The snapshot to answer from. Never null; version 0 means nothing was loaded yet. */
     public Snapshot current() {
         return current;
@@ -113,10 +126,7 @@ public class SnapshotStore {
             recompile(origins, overlay, sourceId + " (patch, shared zone)", started);
             return;
         }
-        if (patched == null && registry != null) {
-            patched = Counter.builder("meshdns.snapshot.updates").tag("kind", "patch").register(registry);
-        }
-        if (patched != null) patched.increment();
+        if (patched != null) patched.increment(); // null only where the store runs outside the application (unit tests)
         int owners = 0;
         for (ZonePatch p : patches) owners += p.owners().size();
         swap(current.patch(++version, patches), sourceId + " (patch)", owners, started);
@@ -166,9 +176,6 @@ public class SnapshotStore {
 
     /** Recompiles the zones at {@code origins} (and the overlay) from every source; shares every other zone. */
     private void recompile(Set<Name> origins, boolean overlay, String cause, long started) {
-        if (recompiled == null && registry != null) {
-            recompiled = Counter.builder("meshdns.snapshot.updates").tag("kind", "recompile").register(registry);
-        }
         if (recompiled != null) recompiled.increment();
         Map<Name, ZoneIndex> zones = new HashMap<>();
         int names = 0;
