@@ -99,7 +99,8 @@ public final class MeshZoneCompiler {
             MeshZones whole = compile(next);
             return new MeshUpdate(null, whole.zones(), whole.index(), whole.warnings());
         }
-        return state.apply(next, changed);
+        state.apply(next, changed);
+        return new MeshUpdate(state.patches(), null, state.index(), state.warnings);
     }
 
     /**
@@ -282,8 +283,8 @@ public final class MeshZoneCompiler {
             table.replace(STATIC_CONTRIBUTOR, out, new LinkedHashMap<>());
         }
 
-        /** Moves to {@code next}: only what {@code changed} touches is recompiled. */
-        MeshUpdate apply(Catalog next, Collection<ObjectRef> changed) {
+        /** Moves to {@code next}: only what {@code changed} touches is recompiled; {@link #touched} says which owners. */
+        void apply(Catalog next, Collection<ObjectRef> changed) {
             Catalog previous = catalog;
             catalog = next;
             namespacesEdit = namespaces.edit();
@@ -326,7 +327,6 @@ public final class MeshZoneCompiler {
             podNamespaceByIp = podNamespaceEdit.build();
             serviceNamesMap = serviceNames.build();
             spreadNamesMap = spreadNames.build();
-            return new MeshUpdate(patches(), null, index(), warnings);
         }
 
         private void forget(CatalogEntry e, Set<String> groups, Set<ObjectRef> pods, Set<ObjectRef> serviceEntries) {
