@@ -5,6 +5,7 @@ import io.meshdns.dns.snapshot.Snapshot;
 import io.meshdns.dns.snapshot.ZoneIndex;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.ExtendedFlags;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.HINFORecord;
 import org.xbill.DNS.Header;
@@ -232,6 +233,19 @@ public final class Answerer {
         Message response = response(query, Rcode.NOERROR);
         response.addRecord(new OPTRecord(maxUdpPayload, Rcode.BADVERS >>> 4, 0, 0), Section.ADDITIONAL);
         return response;
+    }
+
+    /**
+     * EDNS on a forwarded response, which comes back without OPT (OPT is hop-by-hop): a query with OPT
+     * gets ours, as our own answers do (RFC 6891 §7), with the query's DO bit copied (RFC 3225 §3:
+     * the upstream was asked with it, so DNSSEC records may be in the answer).
+     */
+    public Message withEdns(Message query, Message forwarded) {
+        OPTRecord opt = query.getOPT();
+        if (opt != null && forwarded.getOPT() == null) {
+            forwarded.addRecord(new OPTRecord(maxUdpPayload, 0, 0, opt.getFlags() & ExtendedFlags.DO), Section.ADDITIONAL);
+        }
+        return forwarded;
     }
 
     /** Echoes EDNS: a query with OPT gets our OPT (advertising our payload size) last in additional. */

@@ -51,7 +51,9 @@ public class QueryHandler implements RequestHandler {
             }
             return adjusted.thenApply(response -> new Reply(response, answer.zone()));
         }
-        return notOurs(request).thenApply(response -> new Reply(response, NO_ZONE));
+        // Our OPT goes on the forwarder's answer here, not in notOurs: the hook's sub-queries merge theirs.
+        return notOurs(request).thenApply(reply -> reply.forwarded()
+                ? new Reply(answerer.get().withEdns(request, reply.response()), NO_ZONE, true) : reply);
     }
 
     /** The pipeline without the mesh hook, for the hook's own sub-queries (autopath, CNAME targets). */
@@ -60,17 +62,18 @@ public class QueryHandler implements RequestHandler {
         if (outcome instanceof Outcome.Answer answer) {
             return CompletableFuture.completedFuture(answer.response());
         }
-        return notOurs(query);
+        return notOurs(query).thenApply(Reply::response);
     }
 
-    private CompletionStage<Message> notOurs(Message request) {
+    /** A name no zone answers: a wildcard ServiceEntry host (the mesh hook), else the forwarder, else REFUSED. */
+    private CompletionStage<Reply> notOurs(Message request) {
         Message wildcardHost = mesh.hook().beforeForward(request, () -> answerer.get().error(request, Rcode.NOERROR));
         if (wildcardHost != null) {
-            return CompletableFuture.completedFuture(wildcardHost);
+            return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE));
         }
         if (forwarder.isResolvable()) {
-            return forwarder.get().forward(request);
+            return forwarder.get().forward(request).thenApply(response -> new Reply(response, NO_ZONE, true));
         }
-        return CompletableFuture.completedFuture(answerer.get().error(request, Rcode.REFUSED));
+        return CompletableFuture.completedFuture(new Reply(answerer.get().error(request, Rcode.REFUSED), NO_ZONE));
     }
 }

@@ -31,7 +31,14 @@ public interface RequestHandler {
         return handle(request, client);
     }
 
-    /** A response plus the zone it came from, for metrics and the query log. */
-    record Reply(Message response, String zone) {
+    /**
+     * A response plus the zone it came from, for metrics and the query log. {@code forwarded}: the
+     * response is the {@code Forwarder}'s (not ours, not hosts data, not the mesh hook's), so the
+     * UDP fast path may answer the same query from the forwarder's cache next time.
+     */
+    record Reply(Message response, String zone, boolean forwarded) {
+        public Reply(Message response, String zone) {
+            this(response, zone, false);
+        }
     }
 }
