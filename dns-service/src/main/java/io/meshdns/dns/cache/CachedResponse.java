@@ -50,17 +50,39 @@ public final class CachedResponse {
 
     /** Wire bytes for a fresh hit: TTLs reduced by the whole seconds elapsed since the entry was stored. */
     public byte[] renderWire(int id, byte[] questionName, boolean rd, boolean cd, long nowMillis) {
+        return renderWire(id, questionName, 0, questionName.length, rd, cd, nowMillis, null);
+    }
+
+    /**
+     * {@link #renderWire(int, byte[], boolean, boolean, long)} for a listener's fast path: the question
+     * name's case is taken from {@code source[nameOffset, nameOffset + nameLength)} (the raw query, so no
+     * copy of it is made), and {@code additional}, one whole resource record in wire form (the listener's
+     * OPT), is appended last with ARCOUNT counting it; null appends nothing.
+     */
+    public byte[] renderWire(int id, byte[] source, int nameOffset, int nameLength, boolean rd, boolean cd,
+                             long nowMillis, byte[] additional) {
         long elapsed = Math.max(0, (nowMillis - storedAtMillis) / 1000);
-        byte[] out = patchedCopy(id, questionName, rd, cd);
+        byte[] out = patchedCopy(id, source, nameOffset, nameLength, rd, cd, additional == null ? 0 : additional.length);
         for (int off : ttlOffsets) {
             WireTtls.put32(out, off, Math.max(0, WireTtls.u32(out, off) - elapsed));
+        }
+        if (additional != null) {
+            System.arraycopy(additional, 0, out, wire.length, additional.length);
+            int arcount = WireTtls.u16(out, 10) + 1;
+            out[10] = (byte) (arcount >>> 8);
+            out[11] = (byte) arcount;
         }
         return out;
     }
 
+    /** Length of {@link #renderWire} output before anything is appended. */
+    public int length() {
+        return wire.length;
+    }
+
     /** Wire bytes for a stale answer (RFC 8767 §4): every TTL set to {@code staleTtl}. */
     public byte[] renderStaleWire(int id, byte[] questionName, boolean rd, boolean cd, long staleTtl) {
-        byte[] out = patchedCopy(id, questionName, rd, cd);
+        byte[] out = patchedCopy(id, questionName, 0, questionName.length, rd, cd, 0);
         for (int off : ttlOffsets) {
             WireTtls.put32(out, off, staleTtl);
         }
@@ -80,8 +102,8 @@ public final class CachedResponse {
                 staleTtl));
     }
 
-    private byte[] patchedCopy(int id, byte[] questionName, boolean rd, boolean cd) {
-        byte[] out = wire.clone();
+    private byte[] patchedCopy(int id, byte[] name, int nameOffset, int nameLength, boolean rd, boolean cd, int spare) {
+        byte[] out = spare == 0 ? wire.clone() : java.util.Arrays.copyOf(wire, wire.length + spare);
         out[0] = (byte) (id >>> 8);
         out[1] = (byte) id;
         // A cached answer is not authoritative; RD and CD echo this query, not the one that filled the cache.
@@ -92,8 +114,8 @@ public final class CachedResponse {
         // The stored question name is uncompressed at offset 12 and differs from this query's only in
         // case (the key compares names case-insensitively), so copying it echoes the client's 0x20 case;
         // answer owners compressed to point at it follow.
-        if (WireTtls.skipName(out, QNAME_OFFSET) - QNAME_OFFSET == questionName.length) {
-            System.arraycopy(questionName, 0, out, QNAME_OFFSET, questionName.length);
+        if (WireTtls.skipName(out, QNAME_OFFSET) - QNAME_OFFSET == nameLength) {
+            System.arraycopy(name, nameOffset, out, QNAME_OFFSET, nameLength);
         }
         return out;
     }

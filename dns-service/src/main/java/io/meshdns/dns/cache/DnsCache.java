@@ -91,6 +91,32 @@ public final class DnsCache {
      * that falls back to a full lookup (which counts it) on a miss.
      */
     public CachedResponse lookup(CacheKey key, boolean countMiss) {
+        CachedResponse entry = fresh(key);
+        if (entry == null) {
+            if (countMiss) {
+                misses.increment();
+            }
+            return null;
+        }
+        countHit(entry);
+        return entry;
+    }
+
+    /**
+     * For a listener's fast path: a fresh entry whose wire form is at most {@code maxLength} bytes,
+     * counted as a hit; else null and nothing counted, so the slow path that the caller falls back
+     * to (a miss, a stale entry, an answer that must be truncated) counts it exactly once.
+     */
+    public CachedResponse lookupFitting(CacheKey key, int maxLength) {
+        CachedResponse entry = fresh(key);
+        if (entry == null || entry.length() > maxLength) {
+            return null;
+        }
+        countHit(entry);
+        return entry;
+    }
+
+    private CachedResponse fresh(CacheKey key) {
         long now = clockMillis.getAsLong();
         Segment segment = segmentFor(key);
         CachedResponse entry;
@@ -102,14 +128,11 @@ public final class DnsCache {
                 entry = null;
             }
         }
-        if (entry == null || !entry.isFresh(now)) {
-            if (countMiss) {
-                misses.increment();
-            }
-            return null;
-        }
+        return entry == null || !entry.isFresh(now) ? null : entry;
+    }
+
+    private void countHit(CachedResponse entry) {
         (entry.kind() == Kind.SUCCESS ? successHits : denialHits).increment();
-        return entry;
     }
 
     /** An expired entry still inside the stale window (RFC 8767), or null; counted as served stale. */

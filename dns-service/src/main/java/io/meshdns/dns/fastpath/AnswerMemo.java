@@ -1,5 +1,7 @@
 package io.meshdns.dns.fastpath;
 
+import io.meshdns.dns.cache.CacheKey;
+
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -21,6 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * answer or authority records, and either nothing or one option-less OPT in the additional
  * section. Everything else returns null from {@link #lookup} and takes the slow path.
  *
+ * <p>A key can also be remembered as <em>forwarded</em> ({@link #rememberForwarded}): under this
+ * snapshot the slow path sends it to the forwarder, whose first step is a cache lookup. Such an
+ * entry holds no bytes but the {@link Forwarded} cache key; {@link CacheReplay} renders the cache's
+ * current answer for it.
+ *
  * <p>A new snapshot empties the memo (answers from the old one are never served). The memo is
  * bounded: past {@code maxEntries} new answers are not remembered until the next snapshot.
  */
@@ -36,17 +43,24 @@ public final class AnswerMemo {
      */
     public static final class Entry {
         private final byte[] response;
+        private final Forwarded forwarded;
         private final String zone;
         private final int rcode;
         private final int qtype;
         private Object meters4;
         private Object meters6;
 
-        Entry(byte[] response, String zone, int rcode, int qtype) {
+        Entry(byte[] response, Forwarded forwarded, String zone, int rcode, int qtype) {
             this.response = response;
+            this.forwarded = forwarded;
             this.zone = zone;
             this.rcode = rcode;
             this.qtype = qtype;
+        }
+
+        /** Null for a remembered authoritative answer; else where the forwarder's cache keeps the answer. */
+        public Forwarded forwarded() {
+            return forwarded;
         }
 
         public String zone() {
@@ -71,6 +85,14 @@ public final class AnswerMemo {
         }
     }
 
+    /**
+     * A key the slow path forwards: {@code cacheKey} is the forwarder's cache key for it, and
+     * {@code guard} what else the slow path's decision to forward depended on (the mesh index whose
+     * wildcard hosts did not claim the name), which the caller compares by identity before a replay.
+     */
+    public record Forwarded(CacheKey cacheKey, Object guard) {
+    }
+
     private record Table(Object snapshot, ConcurrentHashMap<Key, Entry> entries) {
     }
 
@@ -83,7 +105,8 @@ public final class AnswerMemo {
 
     /**
      * The remembered answer to {@code query} (patched with its ID and question case, ready to send),
-     * or null: no key (an unusual query) or nothing remembered for it under {@code snapshot}.
+     * or null: no key (an unusual query) or nothing remembered for it under {@code snapshot}. For a
+     * forwarded entry the hit has no response: the caller renders one (see {@link CacheReplay}).
      */
     public Hit lookup(Object snapshot, byte[] query) {
         Table t = table;
@@ -98,17 +121,23 @@ public final class AnswerMemo {
         if (entry == null) {
             return null;
         }
+        if (entry.forwarded != null) {
+            return new Hit(null, entry, questionEnd);
+        }
         byte[] response = entry.response.clone();
         response[0] = query[0];
         response[1] = query[1];
         // The question's name, in the client's case; every other occurrence of it in the answer is a
         // compression pointer to these bytes (dnsjava compresses case-insensitively).
         System.arraycopy(query, HEADER, response, HEADER, questionEnd - 4 - HEADER);
-        return new Hit(response, entry);
+        return new Hit(response, entry, questionEnd);
     }
 
-    /** A fast-path answer: the bytes to send, and the slow path's verdict for metrics. */
-    public record Hit(byte[] response, Entry entry) {
+    /**
+     * A fast-path answer: the bytes to send (null for a forwarded entry), the slow path's verdict for
+     * metrics, and the offset just past the query's question (where its OPT starts, if it has one).
+     */
+    public record Hit(byte[] response, Entry entry, int questionEnd) {
     }
 
     /**
@@ -124,6 +153,25 @@ public final class AnswerMemo {
                 || !Arrays.equals(query, HEADER, questionEnd, response, HEADER, questionEnd)) {
             return;
         }
+        put(snapshot, query, questionEnd, new Entry(response.clone(), null, zone, rcode, qtype));
+    }
+
+    /**
+     * Remembers that under {@code snapshot} the slow path forwards {@code query} (not ours, not hosts
+     * data, not claimed by the mesh hook) and that the answer is the forwarder's to give: from its
+     * cache under {@code forwarded.cacheKey()} when fresh. The caller guarantees that nothing but the
+     * query bytes, the snapshot and {@code forwarded.guard()} decided to forward it. Metrics label it
+     * zone ".", with the rcode of that answer ({@code rcode}).
+     */
+    public void rememberForwarded(Object snapshot, byte[] query, Forwarded forwarded, int rcode, int qtype) {
+        int questionEnd = questionEnd(query);
+        if (questionEnd < 0) {
+            return;
+        }
+        put(snapshot, query, questionEnd, new Entry(null, forwarded, ".", rcode, qtype));
+    }
+
+    private void put(Object snapshot, byte[] query, int questionEnd, Entry entry) {
         Table t = table;
         if (t.snapshot != snapshot) {
             t = new Table(snapshot, new ConcurrentHashMap<>());
@@ -132,7 +180,7 @@ public final class AnswerMemo {
         if (t.entries.size() >= maxEntries) {
             return;
         }
-        t.entries.putIfAbsent(Key.of(query, questionEnd), new Entry(response.clone(), zone, rcode, qtype));
+        t.entries.putIfAbsent(Key.of(query, questionEnd), entry);
     }
 
     /** Entries remembered for the current snapshot (for tests and metrics). */

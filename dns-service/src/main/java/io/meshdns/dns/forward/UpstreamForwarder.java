@@ -130,6 +130,28 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
                 query.getHeader().getFlag(Flags.RD), query.getHeader().getFlag(Flags.CD), cache.nowMillis());
     }
 
+    /**
+     * The UDP fast path of a listener that already knows this query goes to {@link #forward} (see
+     * {@code fastpath.CacheReplay}): a fresh cached answer to {@code key} rendered for the raw
+     * {@code query} (its ID, RD and CD bits, and the case of its question name, which starts at offset
+     * 12 and is {@code nameLength} bytes long), with {@code additional} (the listener's OPT, or null)
+     * appended; null when {@link #forward} must answer: caching off, a loop-probe name, no fresh entry,
+     * or an answer longer than {@code maxLength} (the slow path truncates it). Only a returned answer
+     * is counted, as a cache hit, so the fallback counts the query exactly once.
+     */
+    public byte[] cachedAnswerWire(CacheKey key, byte[] query, int nameLength, byte[] additional, int maxLength) {
+        if (cache == null || !loopProbes.isEmpty() && loopProbes.containsKey(key.name())) {
+            return null;
+        }
+        CachedResponse hit = cache.lookupFitting(key, maxLength - (additional == null ? 0 : additional.length));
+        if (hit == null) {
+            return null;
+        }
+        int id = ((query[0] & 0xFF) << 8) | (query[1] & 0xFF);
+        return hit.renderWire(id, query, 12, nameLength, (query[2] & 0x01) != 0, (query[3] & 0x10) != 0,
+                cache.nowMillis(), additional);
+    }
+
     public int inFlight() {
         return inFlight.get();
     }

@@ -2,7 +2,10 @@ package io.meshdns.dns.server;
 
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Transport;
+import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.fastpath.AnswerMemo;
+import io.meshdns.dns.fastpath.CacheReplay;
+import io.meshdns.dns.forward.UpstreamForwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.snapshot.SnapshotStore;
@@ -51,12 +54,16 @@ public class RequestProcessor {
     SnapshotStore store;
     @Inject
     MeshNaming mesh;
+    @Inject
+    Instance<UpstreamForwarder> forwarder;
 
     private final RequestHandler[] byOpcode = new RequestHandler[16];
     private ResponseEncoder encoder;
     private boolean queryLog;
     /** Null when the query log is on: every query must then go through {@link #complete}. */
     private AnswerMemo memo;
+    /** Null without the memo or without a forwarder cache: forwarded names then always take the slow path. */
+    private CacheReplay replay;
 
     @PostConstruct
     void init() {
@@ -66,6 +73,9 @@ public class RequestProcessor {
         int memoEntries = ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
                 10_000_000);
         memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
+        if (memo != null && forwarder.isResolvable() && forwarder.get().cache() != null) {
+            replay = new CacheReplay(forwarder.get(), settings.maxUdpPayload());
+        }
         for (RequestHandler handler : handlers) {
             RequestHandler previous = byOpcode[handler.opcode()];
             if (previous != null) {
@@ -78,7 +88,8 @@ public class RequestProcessor {
 
     /**
      * The UDP fast path: the remembered answer to a plain query already answered from the current
-     * snapshot (see {@link AnswerMemo}), ID and question case patched; null sends it down
+     * snapshot (see {@link AnswerMemo}), ID and question case patched, or, for a name the snapshot
+     * forwards, the forwarder's fresh cached answer (see {@link CacheReplay}); null sends it down
      * {@link #process}. Counts the request in the metrics like the slow path does.
      */
     public byte[] fastAnswer(byte[] packet, boolean ipv6) {
@@ -91,13 +102,25 @@ public class RequestProcessor {
             return null;
         }
         AnswerMemo.Entry e = hit.entry();
+        byte[] response = hit.response();
+        if (response == null) {
+            response = replay == null ? null : replay.answer(hit, packet, mesh.index());
+            if (response == null) {
+                return null;
+            }
+            int rcode = response[3] & 0x0F; // the cache's answer now, which may differ from the remembered one
+            if (rcode != e.rcode()) {
+                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started);
+                return response;
+            }
+        }
         DnsMetrics.Meters meters = (DnsMetrics.Meters) e.meters(ipv6);
         if (meters == null) {
             meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
             e.meters(ipv6, meters);
         }
         meters.record(System.nanoTime() - started);
-        return hit.response();
+        return response;
     }
 
     /**
@@ -108,6 +131,8 @@ public class RequestProcessor {
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send) {
         long started = System.nanoTime();
         Object snapshot = memo == null ? null : store.current();
+        // What else a forwarding decision depends on: the mesh hook's wildcard hosts (published after the snapshot).
+        Object meshIndex = replay == null ? null : mesh.index();
         if (packet.length < Header.LENGTH || (packet[2] & 0x80) != 0) {
             metrics.malformed();
             return;
@@ -132,7 +157,7 @@ public class RequestProcessor {
             if (query.getQuestion() != null) {
                 notImp.addRecord(query.getQuestion(), Section.QUESTION);
             }
-            complete(query, packet, snapshot, client, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
+            complete(query, packet, snapshot, meshIndex, client, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
             return;
         }
         Record question = query.getQuestion();
@@ -141,7 +166,7 @@ public class RequestProcessor {
             transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
                 if (error != null || messages == null || messages.isEmpty()) {
                     LOG.warnf(error, "zone transfer for %s failed", question.getName());
-                    complete(query, packet, snapshot, client, servFail(query), started, send);
+                    complete(query, packet, snapshot, meshIndex, client, servFail(query), started, send);
                     return;
                 }
                 for (Message m : messages) {
@@ -155,11 +180,11 @@ public class RequestProcessor {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
                 reply = servFail(query);
             }
-            complete(query, packet, snapshot, client, reply, started, send);
+            complete(query, packet, snapshot, meshIndex, client, reply, started, send);
         });
     }
 
-    private void complete(Message query, byte[] packet, Object snapshot, ClientInfo client, RequestHandler.Reply reply, long started,
+    private void complete(Message query, byte[] packet, Object snapshot, Object meshIndex, ClientInfo client, RequestHandler.Reply reply, long started,
                           Consumer<byte[]> send) {
         byte[] wire;
         try {
@@ -170,10 +195,18 @@ public class RequestProcessor {
             wire = reply.response().toWire();
         }
         send.accept(wire);
-        if (snapshot != null && client.transport() == Transport.UDP && replayable(query, reply)
+        if (snapshot != null && client.transport() == Transport.UDP
                 && store.current() == snapshot) { // unchanged since the start: the answer came from it
             Record question = query.getQuestion();
-            memo.remember(snapshot, packet, wire, reply.zone(), reply.response().getRcode(), question.getType());
+            if (reply.forwarded()) {
+                if (replay != null && question != null && query.getHeader().getOpcode() == Opcode.QUERY
+                        && mesh.index() == meshIndex) { // nor did the hook's wildcard hosts change
+                    memo.rememberForwarded(snapshot, packet, new AnswerMemo.Forwarded(CacheKey.of(query), meshIndex),
+                            reply.response().getRcode(), question.getType());
+                }
+            } else if (replayable(query, reply)) {
+                memo.remember(snapshot, packet, wire, reply.zone(), reply.response().getRcode(), question.getType());
+            }
         }
         long nanos = System.nanoTime() - started;
         Record q = query.getQuestion();

@@ -15,6 +15,7 @@ import org.xbill.DNS.Name;
  */
 public final class KnotServer extends ExternalDnsServer {
     private final Map<String, String> zones = new LinkedHashMap<>();
+    private final java.util.Set<String> signed = new java.util.HashSet<>();
 
     public KnotServer(Path dir) {
         super(dir);
@@ -27,6 +28,12 @@ public final class KnotServer extends ExternalDnsServer {
     public KnotServer zone(String zone, String zoneText) {
         zones.put(zone, zoneText);
         return this;
+    }
+
+    /** Like {@link #zone}, signed by Knot at load (DNSSEC, default policy: keys generated in the temp dir). */
+    public KnotServer signedZone(String zone, String zoneText) {
+        signed.add(zone);
+        return zone(zone, zoneText);
     }
 
     @Override
@@ -59,7 +66,11 @@ public final class KnotServer extends ExternalDnsServer {
         for (Map.Entry<String, String> zone : zones.entrySet()) {
             Files.writeString(dir.resolve(zone.getKey() + ".zone"), zone.getValue());
             conf.append("  - domain: ").append(zone.getKey()).append("\n");
+            if (signed.contains(zone.getKey())) {
+                conf.append("    dnssec-signing: on\n");
+            }
         }
+        Files.createDirectories(dir.resolve("db")); // Knot keeps DNSSEC keys there and does not create it
         Files.writeString(dir.resolve("knot.conf"), conf.toString());
     }
 }
