@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
+import org.xbill.DNS.ExtendedFlags;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.HINFORecord;
 import org.xbill.DNS.Message;
@@ -222,6 +223,19 @@ class DnsServiceTest {
         assertEquals(1232, opt.getPayloadSize(), "clamped to meshdns.dns.edns.max-udp-payload");
         Message plain = client.udp("registry.test.meshdns.", Type.A);
         assertEquals(null, plain.getOPT(), "no OPT without one in the query");
+        assertEquals(0, opt.getFlags() & ExtendedFlags.DO, "DO clear when the query's is clear");
+    }
+
+    @Test
+    void theQuerysDoBitIsCopiedIntoOurOpt() throws IOException {
+        // RFC 3225 section 3: the DO bit of the query MUST be copied in the response.
+        Message query = DnsClient.query("registry.test.meshdns.", Type.A, DClass.IN);
+        query.addRecord(new OPTRecord(1232, 0, 0, ExtendedFlags.DO), Section.ADDITIONAL);
+        for (boolean tcp : new boolean[] {false, true}) {
+            Message m = client.send(query, tcp);
+            assertEquals(Rcode.NOERROR, m.getRcode());
+            assertEquals(ExtendedFlags.DO, m.getOPT().getFlags() & ExtendedFlags.DO, "DO copied over " + (tcp ? "TCP" : "UDP"));
+        }
     }
 
     @Test

@@ -243,16 +243,22 @@ public final class Answerer {
     public Message withEdns(Message query, Message forwarded) {
         OPTRecord opt = query.getOPT();
         if (opt != null && forwarded.getOPT() == null) {
-            forwarded.addRecord(new OPTRecord(maxUdpPayload, 0, 0, opt.getFlags() & ExtendedFlags.DO), Section.ADDITIONAL);
+            forwarded.addRecord(ourOpt(opt), Section.ADDITIONAL);
         }
         return forwarded;
     }
 
     /** Echoes EDNS: a query with OPT gets our OPT (advertising our payload size) last in additional. */
     private Message finish(Message query, Message response) {
-        if (query.getOPT() != null) {
-            response.addRecord(new OPTRecord(maxUdpPayload, 0, 0, 0), Section.ADDITIONAL);
+        OPTRecord opt = query.getOPT();
+        if (opt != null) {
+            response.addRecord(ourOpt(opt), Section.ADDITIONAL);
         }
         return response;
+    }
+
+    /** Our OPT: our payload size, version 0, and the query's DO bit (RFC 3225 §3: it MUST be copied). */
+    private OPTRecord ourOpt(OPTRecord queryOpt) {
+        return new OPTRecord(maxUdpPayload, 0, 0, queryOpt.getFlags() & ExtendedFlags.DO);
     }
 }
