@@ -15,6 +15,7 @@ import io.meshdns.model.Kind;
 import io.meshdns.model.ObjectRef;
 import io.meshdns.model.WatchEvent;
 import io.meshdns.model.WireFormat;
+import io.meshdns.testsupport.ServiceEntryCrd;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -65,7 +66,7 @@ class DiscoveryClustersTest {
     public static class EastSetup implements Consumer<KubernetesServer> {
         @Override
         public void accept(KubernetesServer server) {
-            Crds.registerServiceEntry(server.getClient());
+            ServiceEntryCrd.register(server.getClient());
         }
     }
 

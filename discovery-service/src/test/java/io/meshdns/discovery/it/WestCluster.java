@@ -1,5 +1,6 @@
 package io.meshdns.discovery.it;
 
+import io.meshdns.testsupport.ServiceEntryCrd;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
 
@@ -49,7 +50,7 @@ public class WestCluster implements QuarkusTestResourceLifecycleManager {
     static void startServer(int onPort) {
         KubernetesServer s = new KubernetesServer(false, true, InetAddress.getLoopbackAddress(), onPort, List.of());
         s.before();
-        Crds.registerServiceEntry(s.getClient());
+        ServiceEntryCrd.register(s.getClient());
         port = s.getKubernetesMockServer().getPort();
         server = s;
     }

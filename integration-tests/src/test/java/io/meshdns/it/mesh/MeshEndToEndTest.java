@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.dns.testing.KnotServer;
-import io.meshdns.it.testing.MockCluster;
+import io.meshdns.testsupport.MockKubernetesCluster;
 import io.meshdns.it.testing.ServiceProcess;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.CatalogSnapshot;
@@ -68,8 +68,8 @@ class MeshEndToEndTest {
     private static final String GOOGLE_V4 = "198.51.100.7";
 
     private Path dir;
-    private MockCluster east;
-    private MockCluster west;
+    private MockKubernetesCluster east;
+    private MockKubernetesCluster west;
     private Path remotes;
     private KnotServer knot;
     private ServiceProcess discovery;
@@ -82,8 +82,8 @@ class MeshEndToEndTest {
     @BeforeAll
     void startEverything() throws Exception {
         dir = Files.createTempDirectory("meshdns-e2e");
-        east = new MockCluster("east");
-        west = new MockCluster("west");
+        east = new MockKubernetesCluster("east");
+        west = new MockKubernetesCluster("west");
         remotes = Files.createDirectories(dir.resolve("remotes"));
         west.writeKubeconfig(remotes);
         east.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("meshdns").endMetadata().build()).create();

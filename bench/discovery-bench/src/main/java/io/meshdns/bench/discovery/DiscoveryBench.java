@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.bench.discovery.Workload.Svc;
 import io.meshdns.bench.discovery.WatchRecorder.DeltaLine;
 import io.meshdns.model.ObjectRef;
+import io.meshdns.testsupport.LogLines;
+import io.meshdns.testsupport.MockKubernetesCluster;
 import org.xbill.DNS.Name;
 
 import java.io.IOException;
@@ -63,7 +65,6 @@ public final class DiscoveryBench {
 
     /** Held so the level sticks: the mock server logs every request at INFO through java.util.logging. */
     private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
-    private static final Pattern LISTENING = Pattern.compile("dns-service listening on \\S+ port (\\d+)");
 
     private final Map<String, String> opt;
     private final Path root;
@@ -72,7 +73,7 @@ public final class DiscoveryBench {
     private final String token;
     private final PrintStream log = System.err;
     private final Map<String, String> kv = new LinkedHashMap<>();
-    private final List<ApiServer> apis = new ArrayList<>();
+    private final List<MockKubernetesCluster> apis = new ArrayList<>();
     private final Map<String, KubernetesClient> clients = new LinkedHashMap<>();
     private final Map<String, Svc> live = new LinkedHashMap<>();
     private final List<String> liveNames = new ArrayList<>();
@@ -135,7 +136,7 @@ public final class DiscoveryBench {
         try {
             // ---- the API servers and the data
             for (String c : clusterNames) {
-                ApiServer api = new ApiServer(c);
+                MockKubernetesCluster api = new MockKubernetesCluster(c);
                 apis.add(api);
                 clients.put(c, api.client());
             }
@@ -156,7 +157,7 @@ public final class DiscoveryBench {
             // ---- discovery-service
             Path local = apis.get(0).writeKubeconfig(work.resolve("kube-local"));
             Path remotes = Files.createDirectories(work.resolve("kube-remotes"));
-            for (ApiServer api : apis.subList(1, apis.size())) api.writeKubeconfig(remotes);
+            for (MockKubernetesCluster api : apis.subList(1, apis.size())) api.writeKubeconfig(remotes);
             discovery = new ServiceJar("discovery-service", root.resolve("discovery-service/target/quarkus-app/quarkus-run.jar"),
                     split(opt.get("discovery-java-opts")), out)
                     // The packaged service reaches its local cluster through KUBECONFIG (api-server-url is fixed at build time).
@@ -269,7 +270,7 @@ public final class DiscoveryBench {
             if (watch != null) watch.close();
             if (dns != null) dns.close();
             if (discovery != null) discovery.close();
-            for (ApiServer api : apis) api.close();
+            for (MockKubernetesCluster api : apis) api.close();
         }
     }
 
@@ -279,7 +280,7 @@ public final class DiscoveryBench {
         for (KubernetesClient c : clients.values()) {
             for (String ns : namespaces) c.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build()).create();
         }
-        clients.get(apis.get(0).cluster()).namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("meshdns").endMetadata().build()).create();
+        clients.get(apis.get(0).name()).namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("meshdns").endMetadata().build()).create();
         ExecutorService pool = Executors.newFixedThreadPool(intOpt("load-threads"));
         AtomicInteger done = new AtomicInteger();
         try {
@@ -484,7 +485,7 @@ public final class DiscoveryBench {
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (System.nanoTime() < deadline) {
             dns.requireAlive();
-            Matcher m = LISTENING.matcher(Files.readString(dns.log()));
+            Matcher m = LogLines.DNS_SERVICE_PORT.matcher(Files.readString(dns.log()));
             if (m.find()) return Integer.parseInt(m.group(1));
             Thread.sleep(20);
         }
