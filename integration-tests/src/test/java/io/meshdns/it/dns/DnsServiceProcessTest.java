@@ -1,5 +1,7 @@
 package io.meshdns.it.dns;
 
+import io.meshdns.testsupport.LogLines;
+import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,7 +46,7 @@ class DnsServiceProcessTest {
     @ParameterizedTest(name = "{1}")
     @MethodSource("badConfigs")
     void invalidConfigurationFailsTheStartNamingTheKey(List<String> properties, String key, String detail) throws Exception {
-        try (DnsServiceProcess p = DnsServiceProcess.start(properties.toArray(String[]::new))) {
+        try (QuarkusJarProcess p = startDnsService(properties.toArray(String[]::new))) {
             int exit = p.awaitExit(START);
             assertNotEquals(0, exit, p.output());
             assertTrue(p.output().contains(key + ": "), "names " + key + ":\n" + p.output());
@@ -55,9 +57,9 @@ class DnsServiceProcessTest {
     @Test
     void servesOverIpv6Loopback() throws Exception {
         assumeIpv6();
-        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.bind-address=::1", "meshdns.dns.port=0",
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.bind-address=::1", "meshdns.dns.port=0",
                 "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
-            int port = p.awaitPort(START);
+            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
             for (String proto : List.of("+notcp", "+tcp")) {
                 String out = dig("::1", port, proto, "registry.mesh.example", "A");
                 assertTrue(out.contains("status: NOERROR"), out);
@@ -69,9 +71,9 @@ class DnsServiceProcessTest {
     /** The dig lines ./bin/demo prints, against the bundled example zone. */
     @Test
     void theDemoZoneAnswersWhatTheDemoPromises() throws Exception {
-        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.port=0",
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0",
                 "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
-            int port = p.awaitPort(START);
+            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
             String a = dig("127.0.0.1", port, "registry.mesh.example", "A");
             assertTrue(a.contains("status: NOERROR") && a.contains("192.0.2.10"), a);
             String srv = dig("127.0.0.1", port, "_registry._tcp.mesh.example", "SRV");
@@ -94,9 +96,9 @@ class DnsServiceProcessTest {
     @Test
     void fastPathAnswersAreCounted() throws Exception {
         int http = io.meshdns.dns.testing.ExternalDnsServer.freePort();
-        try (DnsServiceProcess p = DnsServiceProcess.start("meshdns.dns.port=0", "quarkus.http.port=" + http,
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "quarkus.http.port=" + http,
                 "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
-            int port = p.awaitPort(START);
+            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
             org.xbill.DNS.SimpleResolver resolver = new org.xbill.DNS.SimpleResolver("127.0.0.1");
             resolver.setPort(port);
             org.xbill.DNS.Message query = org.xbill.DNS.Message.newQuery(org.xbill.DNS.Record.newRecord(
@@ -121,6 +123,11 @@ class DnsServiceProcessTest {
             assertEquals(25, requests, metrics.body());
             assertEquals(25, responses, metrics.body());
         }
+    }
+
+    /** The packaged dns-service with {@code key=value} properties, HTTP on a port of its choosing unless given. */
+    private static QuarkusJarProcess startDnsService(String... properties) throws IOException {
+        return QuarkusJarProcess.module("dns-service").property("quarkus.http.port", "0").properties(properties).start();
     }
 
     private static void assumeIpv6() {

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.meshdns.testsupport.LogLines;
+import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,8 +54,8 @@ class BuiltinProviderEndToEndTest {
 
     KubernetesMockServer kubernetes;
     NamespacedKubernetesClient client;
-    JarProcess dns;
-    JarProcess exposure;
+    QuarkusJarProcess dns;
+    QuarkusJarProcess exposure;
 
     @BeforeEach
     void startKubernetes() {
@@ -74,21 +76,21 @@ class BuiltinProviderEndToEndTest {
         kubernetes.destroy();
     }
 
-    JarProcess startDns(int port) throws Exception {
-        JarProcess p = JarProcess.start("dns-service", Map.of(
+    QuarkusJarProcess startDns(int port) throws Exception {
+        QuarkusJarProcess p = start("dns-service", Map.of(
                 "meshdns.dns.port", String.valueOf(port),
                 "meshdns.dns.dynamic-zones", DOMAIN,
                 "meshdns.dns.tsig-keys", "exposure:hmac-sha256:" + SECRET,
                 "meshdns.dns.journal-dir", journal.toString(),
                 "quarkus.http.port", "0"));
-        p.awaitLog("dns-service listening on 127\\.0\\.0\\.1 port (\\d+)", Duration.ofSeconds(60));
+        p.awaitLine(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(60));
         return p;
     }
 
     @Test
     void exposureServicePublishesIntoDnsServiceAndTheRecordsSurviveARestart() throws Exception {
         dns = startDns(0);
-        int port = Integer.parseInt(dns.awaitLog("dns-service listening on 127\\.0\\.0\\.1 port (\\d+)", Duration.ofSeconds(5)));
+        int port = dns.awaitPort(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(5));
 
         exposure = startExposure(port);
 
@@ -121,8 +123,13 @@ class BuiltinProviderEndToEndTest {
         assertEquals(zone.size(), axfr(port).size(), "the whole zone came back from the journal");
     }
 
-    JarProcess startExposure(int port) throws Exception {
-        return JarProcess.start("exposure-service", Map.ofEntries(
+    /** A packaged service with 256 MiB of heap, given 20 s after SIGTERM before SIGKILL. */
+    static QuarkusJarProcess start(String module, Map<String, String> properties) throws Exception {
+        return QuarkusJarProcess.module(module).jvmOptions("-Xmx256m").properties(properties).stopGrace(Duration.ofSeconds(20)).start();
+    }
+
+    QuarkusJarProcess startExposure(int port) throws Exception {
+        return start("exposure-service", Map.ofEntries(
                 Map.entry("meshdns.exposure.policy", "sync"),
                 Map.entry("meshdns.exposure.owner-id", "it-cluster"),
                 Map.entry("meshdns.exposure.provider", "builtin"),
@@ -160,7 +167,7 @@ class BuiltinProviderEndToEndTest {
     @Test
     void updatesAndDeletesReachDnsServiceAndForeignRecordsAreNeverTouched() throws Exception {
         dns = startDns(0);
-        int port = Integer.parseInt(dns.awaitLog("dns-service listening on 127\\.0\\.0\\.1 port (\\d+)", Duration.ofSeconds(5)));
+        int port = dns.awaitPort(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(5));
         // Records somebody else wrote into the zone before we came: no ownership TXT, so not ours.
         Update foreign = new Update(Name.fromString(DOMAIN + "."));
         foreign.add(Name.fromString("foreign." + DOMAIN + "."), Type.A, 300, "198.51.100.1");

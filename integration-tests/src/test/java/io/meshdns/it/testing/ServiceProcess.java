@@ -1,6 +1,7 @@
 package io.meshdns.it.testing;
 
 import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 
 import java.io.IOException;
@@ -12,51 +13,38 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
- * A packaged meshdns service ({@code <module>/target/quarkus-app/quarkus-run.jar}) run as a child
- * process with {@code -D} properties, its output in a log file. Started with a fixed HTTP port so the
- * test can wait for /q/health/ready; a restart keeps every property (same ports, same files).
- * A JVM shutdown hook kills it if the test JVM dies before {@link #close()}.
+ * A packaged meshdns service run as a restartable child process ({@link QuarkusJarProcess}), its output in a log
+ * file. Started with a fixed HTTP port so the test can wait for /q/health/ready; a restart keeps every property
+ * (same ports, same files) and appends to the same log.
  */
 public final class ServiceProcess implements AutoCloseable {
-    public static final Path ROOT = Path.of(System.getProperty("meshdns.root", "..")).toAbsolutePath().normalize();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
-    private final Path jar;
-    private final Map<String, String> properties = new LinkedHashMap<>();
-    private final Map<String, String> env = new LinkedHashMap<>();
+    private final QuarkusJarProcess.Launch launch;
     private final Path log;
     private final int httpPort;
-    private Process process;
-    private final Thread killer = new Thread(this::kill);
+    private QuarkusJarProcess process;
 
     public ServiceProcess(String name, String module, Path logDir) {
         this.name = name;
-        this.jar = ROOT.resolve(module).resolve("target/quarkus-app/quarkus-run.jar");
-        if (!Files.exists(jar)) {
-            throw new IllegalStateException(jar + " is missing: package the services first (mvn -pl " + module + " -am package)");
-        }
         this.log = logDir.resolve(name + ".log");
         this.httpPort = ExternalDnsServer.freePort();
-        property("quarkus.http.host", "127.0.0.1");
-        property("quarkus.http.port", String.valueOf(httpPort));
-        property("quarkus.banner.enabled", "false");
+        this.launch = QuarkusJarProcess.module(module).jvmOptions(QuarkusJarProcess.FAST_START_JVM).logFile(log)
+                .property("quarkus.http.host", "127.0.0.1")
+                .property("quarkus.http.port", String.valueOf(httpPort))
+                .property("quarkus.banner.enabled", "false");
     }
 
     public ServiceProcess property(String key, String value) {
-        properties.put(key, value);
+        launch.property(key, value);
         return this;
     }
 
     public ServiceProcess env(String key, String value) {
-        env.put(key, value);
+        launch.env(key, value);
         return this;
     }
 
@@ -66,27 +54,18 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** Starts the process (appending to its log) and waits until /q/health/ready answers 200. */
     public synchronized ServiceProcess start() {
-        if (process != null && process.isAlive()) return this;
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC", "-Xmx192m"));
-        properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-        cmd.add("-jar");
-        cmd.add(jar.toString());
+        if (isAlive()) return this;
+        stop(); // a run that died on its own: drop its kill-on-exit hook
         try {
-            Files.writeString(log, "---- start " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
-            ProcessBuilder pb = new ProcessBuilder(cmd).directory(ROOT.toFile()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-            pb.environment().putAll(env);
-            process = pb.start();
+            process = launch.start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot start " + name, e);
         }
-        Runtime.getRuntime().addShutdownHook(killer);
+        QuarkusJarProcess started = process;
         Awaitility.await(name + " ready at " + httpUrl() + "/q/health/ready (log " + log + ")")
                 .atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                 .until(() -> {
-                    if (!process.isAlive()) throw new IllegalStateException(name + " exited:\n" + log());
+                    if (!started.isAlive()) throw new IllegalStateException(name + " exited:\n" + log());
                     return get("/q/health/ready", null).statusCode() == 200;
                 });
         return this;
@@ -95,27 +74,11 @@ public final class ServiceProcess implements AutoCloseable {
     /** Stops the process (SIGTERM, then SIGKILL) and waits until it is gone. */
     public synchronized void stop() {
         if (process == null) return;
-        kill();
-        try {
-            Runtime.getRuntime().removeShutdownHook(killer);
-        } catch (IllegalStateException ignored) {
-            // the JVM is already shutting down
-        }
+        process.close();
         process = null;
     }
 
-    private void kill() {
-        Process p = process;
-        if (p == null) return;
-        p.destroy();
-        try {
-            if (!p.waitFor(10, TimeUnit.SECONDS)) p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    public boolean isAlive() {
+    public synchronized boolean isAlive() {
         return process != null && process.isAlive();
     }
 
@@ -125,6 +88,7 @@ public final class ServiceProcess implements AutoCloseable {
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Every run's output so far, each run after a {@code ---- start <command line>} line. */
     public String log() {
         try {
             return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
