@@ -58,6 +58,11 @@ public class DnsServer {
 
     void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {
         store.publishInitial();
+        // Build the request path (handlers, the forwarder and its upstream sockets) on this thread before the
+        // listeners open. Left to the first query, its creation ran on the event loop while this thread, starting
+        // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
+        // sockets: the start hung until the bind timed out.
+        processor.prepare();
         bind();
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
                 + ":" + boundPort);

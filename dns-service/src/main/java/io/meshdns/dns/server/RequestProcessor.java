@@ -86,6 +86,11 @@ public class RequestProcessor {
         }
     }
 
+    /** Creates this bean and what it resolves at init (see DnsServer.onStart); the call itself does nothing. */
+    public void prepare() {
+        // intentionally empty: invoking a method on the client proxy is what instantiates the bean
+    }
+
     /**
      * The UDP fast path: the remembered answer to a plain query already answered from the current
      * snapshot (see {@link AnswerMemo}), ID and question case patched, or, for a name the snapshot

@@ -125,6 +125,29 @@ class DnsServiceProcessTest {
         }
     }
 
+    /**
+     * A node-local DNS restarting under load gets queries the moment its listeners open. They must be
+     * answered and the start must finish: the first query once created the request path (and the forwarder)
+     * on the event loop while the main thread, starting the forwarder, waited for that loop to bind the
+     * upstream sockets; the start hung until that bind timed out and then failed.
+     */
+    @Test
+    void queriesArrivingAsTheListenersOpenAreAnsweredAndTheStartFinishes() throws Exception {
+        // Everything the client needs is built before the process starts, so the query follows the log line at once.
+        org.xbill.DNS.SimpleResolver tcp = new org.xbill.DNS.SimpleResolver("127.0.0.1");
+        tcp.setTCP(true);
+        tcp.setTimeout(Duration.ofSeconds(5));
+        org.xbill.DNS.Message query = org.xbill.DNS.Message.newQuery(org.xbill.DNS.Record.newRecord(
+                org.xbill.DNS.Name.fromString("registry.mesh.example."), org.xbill.DNS.Type.A, org.xbill.DNS.DClass.IN));
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
+            tcp.setPort(p.awaitPort(LogLines.DNS_SERVICE_PORT, START));
+            org.xbill.DNS.Message answer = tcp.send(query);
+            assertEquals(org.xbill.DNS.Rcode.NOERROR, answer.getRcode(), p.output());
+            p.awaitLine(LogLines.QUARKUS_STARTED, Duration.ofSeconds(20));
+            assertTrue(!p.output().contains("cannot bind upstream"), p.output());
+        }
+    }
+
     /** The packaged dns-service with {@code key=value} properties, HTTP on a port of its choosing unless given. */
     private static QuarkusJarProcess startDnsService(String... properties) throws IOException {
         return QuarkusJarProcess.module("dns-service").property("quarkus.http.port", "0").properties(properties).start();
