@@ -42,6 +42,15 @@ public final class DnsClient {
         return Message.newQuery(Record.newRecord(Name.fromString(name, Name.root), type, dclass));
     }
 
+    /** {@code name} with each letter's case chosen at random, as a DNS 0x20 client sends it. */
+    public static String mixCase(String name, java.util.SplittableRandom random) {
+        StringBuilder b = new StringBuilder(name.length());
+        for (char c : name.toCharArray()) {
+            b.append(random.nextBoolean() ? Character.toUpperCase(c) : c);
+        }
+        return b.toString();
+    }
+
     public static Message withEdns(Message query, int payload, int version) {
         query.addRecord(new OPTRecord(payload, 0, version, 0), Section.ADDITIONAL);
         return query;

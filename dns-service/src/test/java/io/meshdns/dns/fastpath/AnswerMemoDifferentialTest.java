@@ -1,5 +1,7 @@
 package io.meshdns.dns.fastpath;
 
+import io.meshdns.dns.DnsClient;
+
 import io.meshdns.dns.answer.Answerer;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Outcome;
@@ -59,7 +61,7 @@ class AnswerMemoDifferentialTest {
             int i = random.nextInt(SERVICES);
             String name = kind < 8 ? "svc-" + i + ".ns-" + i / 100 + ".bench.mesh." : "nosuch-" + n + ".ns-" + i / 100 + ".bench.mesh.";
             int qtype = kind == 7 ? Type.AAAA : Type.A;
-            String mixed = mixCase(name, random);
+            String mixed = DnsClient.mixCase(name, random);
             int edns = random.nextInt(4); // 0: none, 1: 1232, 2: 4096 with DO, 3: 512
             boolean rd = random.nextBoolean();
 
@@ -144,14 +146,6 @@ class AnswerMemoDifferentialTest {
             m.addRecord(new OPTRecord(512, 0, 0), Section.ADDITIONAL);
         }
         return m.toWire();
-    }
-
-    private static String mixCase(String name, SplittableRandom random) {
-        StringBuilder b = new StringBuilder(name.length());
-        for (char c : name.toCharArray()) {
-            b.append(random.nextBoolean() ? Character.toUpperCase(c) : c);
-        }
-        return b.toString();
     }
 
     private static Snapshot benchSnapshot(long version) throws Exception {

@@ -1,5 +1,7 @@
 package io.meshdns.dns.fastpath;
 
+import io.meshdns.dns.DnsClient;
+
 import io.meshdns.dns.answer.Answerer;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Outcome;
@@ -159,7 +161,7 @@ class CacheReplayDifferentialTest {
             slowAndRemember(primer);
             clock.addAndGet(random.nextInt(3000)); // TTLs count down between the fill and the hit
 
-            byte[] q = query(mixCase(name, random), qtype, edns, rd, cd, random.nextInt(65536));
+            byte[] q = query(DnsClient.mixCase(name, random), qtype, edns, rd, cd, random.nextInt(65536));
             AnswerMemo.Hit hit = memo.lookup(snapshot, q);
             assertNotNull(hit, () -> "remembered as forwarded: " + name);
             long hitsBefore = cache.successHits() + cache.denialHits();
@@ -283,13 +285,5 @@ class CacheReplayDifferentialTest {
             }
         }
         return m.toWire();
-    }
-
-    private static String mixCase(String name, SplittableRandom random) {
-        StringBuilder b = new StringBuilder(name.length());
-        for (char c : name.toCharArray()) {
-            b.append(random.nextBoolean() ? Character.toUpperCase(c) : c);
-        }
-        return b.toString();
     }
 }
