@@ -29,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * current answer for it.
  *
  * <p>A new snapshot empties the memo (answers from the old one are never served). The memo is
- * bounded: past {@code maxEntries} new answers are not remembered until the next snapshot.
+ * bounded: an answer that finds {@code maxEntries} already remembered empties it first.
  */
 public final class AnswerMemo {
     private static final int HEADER = 12;
@@ -97,6 +97,7 @@ public final class AnswerMemo {
     }
 
     private final int maxEntries;
+    private final java.util.concurrent.atomic.LongAdder resets = new java.util.concurrent.atomic.LongAdder();
     private volatile Table table = new Table(null, new ConcurrentHashMap<>());
 
     public AnswerMemo(int maxEntries) {
@@ -178,9 +179,19 @@ public final class AnswerMemo {
             table = t; // a newer snapshot's answer replaces the old table; a late older one is dropped by lookup
         }
         if (t.entries.size() >= maxEntries) {
-            return;
+            // Full: start over instead of no longer remembering. A flood of one-off names (random
+            // subdomains, a scan) would otherwise fill the memo for good and leave every hot name on the
+            // slow path until the next snapshot; after a reset each hot name is back after one slow answer.
+            t = new Table(snapshot, new ConcurrentHashMap<>());
+            table = t;
+            resets.increment();
         }
         t.entries.putIfAbsent(Key.of(query, questionEnd), entry);
+    }
+
+    /** Times the memo was found full and emptied (see {@link #put}). */
+    public long resets() {
+        return resets.sum();
     }
 
     /** Entries remembered for the current snapshot (for tests and metrics). */

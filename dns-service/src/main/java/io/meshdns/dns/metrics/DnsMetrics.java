@@ -56,6 +56,19 @@ public class DnsMetrics {
                 .register(registry);
     }
 
+    /**
+     * The UDP answer memo's size and resets (see fastpath/README.md): read at scrape time, nothing on the
+     * query path. {@code meshdns_dns_answer_memo_entries} and {@code meshdns_dns_answer_memo_resets_total}.
+     */
+    public <T> void answerMemo(T memo, java.util.function.ToDoubleFunction<T> entries, java.util.function.ToDoubleFunction<T> resets) {
+        io.micrometer.core.instrument.Gauge.builder("meshdns.dns.answer.memo.entries", memo, entries)
+                .description("Answers remembered by the UDP fast path for the current snapshot")
+                .register(registry);
+        io.micrometer.core.instrument.FunctionCounter.builder("meshdns.dns.answer.memo.resets", memo, resets)
+                .description("Times the UDP fast path's memo was found full and emptied")
+                .register(registry);
+    }
+
     /** Set once the listeners are bound: {@code dns://127.0.0.1:5353}, CoreDNS's server label. */
     public void setServer(String server) {
         this.server = server;

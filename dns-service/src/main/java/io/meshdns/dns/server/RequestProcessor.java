@@ -73,6 +73,9 @@ public class RequestProcessor {
         int memoEntries = ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
                 10_000_000);
         memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
+        if (memo != null) {
+            metrics.answerMemo(memo, AnswerMemo::size, AnswerMemo::resets);
+        }
         if (memo != null && forwarder.isResolvable() && forwarder.get().cache() != null) {
             replay = new CacheReplay(forwarder.get(), settings.maxUdpPayload());
         }

@@ -126,6 +126,30 @@ class AnswerMemoDifferentialTest {
         assertEquals(1, memo.size());
     }
 
+    /**
+     * A flood of one-off names (random subdomains) fills the memo; it must not keep a hot name on the slow
+     * path for the rest of the snapshot's life: a full memo is emptied, and the hot name is remembered on
+     * its next slow answer.
+     */
+    @Test
+    void aFullMemoStartsOverSoAFloodOfOneOffNamesCannotLockHotNamesOut() throws Exception {
+        Snapshot snapshot = benchSnapshot(1);
+        AnswerMemo memo = new AnswerMemo(50);
+        for (int i = 0; i < 50; i++) {
+            byte[] junk = query("nosuch-" + i + ".ns-0.bench.mesh.", Type.A, 0, true, i);
+            memo.remember(snapshot, junk, slow(snapshot, junk), "bench.mesh.", Rcode.NXDOMAIN, Type.A);
+        }
+        assertEquals(50, memo.size());
+        assertEquals(0, memo.resets());
+
+        byte[] hot = query("svc-7.ns-0.bench.mesh.", Type.A, 1, true, 1);
+        assertNull(memo.lookup(snapshot, hot), "not yet remembered");
+        memo.remember(snapshot, hot, slow(snapshot, hot), "bench.mesh.", Rcode.NOERROR, Type.A);
+        assertNotNull(memo.lookup(snapshot, hot), "remembered although the memo was full");
+        assertEquals(1, memo.size(), "the flood was dropped, not the hot name");
+        assertEquals(1, memo.resets());
+    }
+
     private byte[] slow(Snapshot snapshot, byte[] packet) throws Exception {
         Message query = new Message(packet);
         Outcome.Answer answer = (Outcome.Answer) answerer.answer(snapshot, query, client);

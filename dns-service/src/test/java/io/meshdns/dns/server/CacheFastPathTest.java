@@ -98,6 +98,13 @@ class CacheFastPathTest {
     }
 
     @Test
+    void theMemoIsVisibleInMetrics() throws Exception {
+        warm(query("metrics-memo.wild.example.test.", Type.A, 0, 11));
+        assertTrue(registry.get("meshdns.dns.answer.memo.entries").gauge().value() >= 1, "remembered answers");
+        assertEquals(0, registry.get("meshdns.dns.answer.memo.resets").functionCounter().count(), "far below the bound");
+    }
+
+    @Test
     void anAnswerThatMustBeTruncatedTakesTheSlowPath() throws Exception {
         byte[] q = query("big.example.test.", Type.TXT, 1232, 9);
         slow(q);
