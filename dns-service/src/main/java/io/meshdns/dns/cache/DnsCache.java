@@ -83,19 +83,9 @@ public final class DnsCache {
 
     /** A fresh entry, or null (counted as a miss). */
     public CachedResponse lookup(CacheKey key) {
-        return lookup(key, true);
-    }
-
-    /**
-     * A fresh entry, or null. With {@code countMiss} false a miss is not counted: for a fast path
-     * that falls back to a full lookup (which counts it) on a miss.
-     */
-    public CachedResponse lookup(CacheKey key, boolean countMiss) {
         CachedResponse entry = fresh(key);
         if (entry == null) {
-            if (countMiss) {
-                misses.increment();
-            }
+            misses.increment();
             return null;
         }
         countHit(entry);
