@@ -257,8 +257,12 @@ public final class Answerer {
         return response;
     }
 
-    /** Our OPT: our payload size, version 0, and the query's DO bit (RFC 3225 §3: it MUST be copied). */
     private OPTRecord ourOpt(OPTRecord queryOpt) {
-        return new OPTRecord(maxUdpPayload, 0, 0, queryOpt.getFlags() & ExtendedFlags.DO);
+        return ourOpt((queryOpt.getFlags() & ExtendedFlags.DO) != 0);
+    }
+
+    /** Our OPT: our payload size, version 0, and the query's DO bit (RFC 3225 §3: it MUST be copied). */
+    public OPTRecord ourOpt(boolean dnssecOk) {
+        return new OPTRecord(maxUdpPayload, 0, 0, dnssecOk ? ExtendedFlags.DO : 0);
     }
 }

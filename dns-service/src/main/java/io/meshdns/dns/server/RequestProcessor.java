@@ -56,6 +56,8 @@ public class RequestProcessor {
     MeshNaming mesh;
     @Inject
     Instance<UpstreamForwarder> forwarder;
+    @Inject
+    AnswererHolder answerer;
 
     private final RequestHandler[] byOpcode = new RequestHandler[16];
     private ResponseEncoder encoder;
@@ -77,7 +79,7 @@ public class RequestProcessor {
             metrics.answerMemo(memo, AnswerMemo::size, AnswerMemo::resets);
         }
         if (memo != null && forwarder.isResolvable() && forwarder.get().cache() != null) {
-            replay = new CacheReplay(forwarder.get(), settings.maxUdpPayload());
+            replay = new CacheReplay(forwarder.get(), answerer.get(), encoder::udpLimit);
         }
         for (RequestHandler handler : handlers) {
             RequestHandler previous = byOpcode[handler.opcode()];

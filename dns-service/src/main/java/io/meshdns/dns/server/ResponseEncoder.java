@@ -32,10 +32,18 @@ public final class ResponseEncoder {
             return MAX_TCP_MESSAGE;
         }
         OPTRecord opt = query == null ? null : query.getOPT();
-        if (opt == null) {
+        return udpLimit(opt == null ? -1 : opt.getPayloadSize());
+    }
+
+    /**
+     * The largest UDP response for a client that advertised {@code payload} in its OPT, or sent no OPT
+     * ({@code payload} negative): 512 without EDNS, else the advertised size within [512, our maximum].
+     */
+    public int udpLimit(int payload) {
+        if (payload < 0) {
             return NO_EDNS_LIMIT;
         }
-        return Math.max(ServerSettings.MIN_UDP_PAYLOAD, Math.min(opt.getPayloadSize(), maxUdpPayload));
+        return Math.max(ServerSettings.MIN_UDP_PAYLOAD, Math.min(payload, maxUdpPayload));
     }
 
     public byte[] encode(Message response, int limit) {

@@ -95,7 +95,7 @@ class CacheReplayDifferentialTest {
         ForwardSettings settings = ForwardSettings.of(List.of(Upstream.parse(knot.address(), "test")))
                 .withPolicy(ForwardPolicy.SEQUENTIAL);
         forwarder = new UpstreamForwarder(vertx, settings, cache, new SimpleMeterRegistry()).start();
-        replay = new CacheReplay(forwarder, MAX_UDP);
+        replay = new CacheReplay(forwarder, answerer, encoder::udpLimit);
         memo = new AnswerMemo(100_000);
     }
 

@@ -89,7 +89,7 @@ public class CacheHitBenchmark {
         vertx = Vertx.vertx();
         forwarder = new UpstreamForwarder(vertx, ForwardSettings.of(List.of(Upstream.parse("127.0.0.1:9", "bench"))),
                 cache, new SimpleMeterRegistry()); // never started: every answer here is a cache hit
-        replay = new CacheReplay(forwarder, 1232);
+        replay = new CacheReplay(forwarder, answerer, encoder::udpLimit);
 
         SplittableRandom random = new SplittableRandom(42);
         packets = new byte[QUERIES][];
