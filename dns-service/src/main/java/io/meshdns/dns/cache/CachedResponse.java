@@ -2,6 +2,7 @@ package io.meshdns.dns.cache;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Arrays;
 
 import org.xbill.DNS.Message;
 
@@ -103,7 +104,7 @@ public final class CachedResponse {
     }
 
     private byte[] patchedCopy(int id, byte[] name, int nameOffset, int nameLength, boolean rd, boolean cd, int spare) {
-        byte[] out = spare == 0 ? wire.clone() : java.util.Arrays.copyOf(wire, wire.length + spare);
+        byte[] out = spare == 0 ? wire.clone() : Arrays.copyOf(wire, wire.length + spare);
         out[0] = (byte) (id >>> 8);
         out[1] = (byte) id;
         // A cached answer is not authoritative; RD and CD echo this query, not the one that filled the cache.

@@ -4,6 +4,7 @@ import io.meshdns.dns.cache.CacheKey;
 
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Pre-encoded authoritative UDP answers, per snapshot: the hot path for a repeated question copies
@@ -97,7 +98,7 @@ public final class AnswerMemo {
     }
 
     private final int maxEntries;
-    private final java.util.concurrent.atomic.LongAdder resets = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder resets = new LongAdder();
     private volatile Table table = new Table(null, new ConcurrentHashMap<>());
 
     public AnswerMemo(int maxEntries) {

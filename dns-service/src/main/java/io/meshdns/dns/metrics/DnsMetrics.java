@@ -1,6 +1,8 @@
 package io.meshdns.dns.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Query metrics under CoreDNS's names, so existing dashboards work:
@@ -60,11 +63,11 @@ public class DnsMetrics {
      * The UDP answer memo's size and resets (see fastpath/README.md): read at scrape time, nothing on the
      * query path. {@code meshdns_dns_answer_memo_entries} and {@code meshdns_dns_answer_memo_resets_total}.
      */
-    public <T> void answerMemo(T memo, java.util.function.ToDoubleFunction<T> entries, java.util.function.ToDoubleFunction<T> resets) {
-        io.micrometer.core.instrument.Gauge.builder("meshdns.dns.answer.memo.entries", memo, entries)
+    public <T> void answerMemo(T memo, ToDoubleFunction<T> entries, ToDoubleFunction<T> resets) {
+        Gauge.builder("meshdns.dns.answer.memo.entries", memo, entries)
                 .description("Answers remembered by the UDP fast path for the current snapshot")
                 .register(registry);
-        io.micrometer.core.instrument.FunctionCounter.builder("meshdns.dns.answer.memo.resets", memo, resets)
+        FunctionCounter.builder("meshdns.dns.answer.memo.resets", memo, resets)
                 .description("Times the UDP fast path's memo was found full and emptied")
                 .register(registry);
     }

@@ -3,6 +3,7 @@ package io.meshdns.dns.snapshot;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -52,7 +53,7 @@ public class SnapshotStore {
     }
 
     /** Before any source can publish (sources register from startup observers, in no fixed order). */
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void counters() {
         patched = updates("patch");
         recompiled = updates("recompile");
