@@ -36,6 +36,7 @@ public class DnsMetrics {
     private final ConcurrentMap<RequestKey, Counter> requests = new ConcurrentHashMap<>();
     private final ConcurrentMap<ResponseKey, Counter> responses = new ConcurrentHashMap<>();
     private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
+    private final ConcurrentMap<MetersKey, Meters> meters = new ConcurrentHashMap<>();
     private final Counter aclDroppedUdp;
     private final Counter aclDroppedTcp;
     private final Counter malformed;
@@ -60,15 +61,15 @@ public class DnsMetrics {
     }
 
     /**
-     * The UDP answer memo's size and resets (see fastpath/README.md): read at scrape time, nothing on the
-     * query path. {@code meshdns_dns_answer_memo_entries} and {@code meshdns_dns_answer_memo_resets_total}.
+     * The UDP answer memo's size and evictions (see fastpath/README.md): read at scrape time, nothing on
+     * the query path. {@code meshdns_dns_answer_memo_entries} and {@code meshdns_dns_answer_memo_evictions_total}.
      */
-    public <T> void answerMemo(T memo, ToDoubleFunction<T> entries, ToDoubleFunction<T> resets) {
+    public <T> void answerMemo(T memo, ToDoubleFunction<T> entries, ToDoubleFunction<T> evictions) {
         Gauge.builder("meshdns.dns.answer.memo.entries", memo, entries)
                 .description("Answers remembered by the UDP fast path for the current snapshot")
                 .register(registry);
-        FunctionCounter.builder("meshdns.dns.answer.memo.resets", memo, resets)
-                .description("Times the UDP fast path's memo was found full and emptied")
+        FunctionCounter.builder("meshdns.dns.answer.memo.evictions", memo, evictions)
+                .description("Answers the UDP fast path's memo replaced by another key's (its slots were full)")
                 .register(registry);
     }
 
@@ -94,15 +95,24 @@ public class DnsMetrics {
      * and again (the fast path keeps them with its remembered answer: a hit then allocates no key).
      */
     public Meters meters(String zone, String proto, boolean ipv6, int qtype, int rcode) {
-        String type = typeLabel(qtype);
-        Counter request = requests.computeIfAbsent(new RequestKey(zone, proto, ipv6, type), k -> Counter.builder("coredns.dns.requests")
+        MetersKey key = new MetersKey(zone, proto, ipv6, typeLabel(qtype), rcode);
+        Meters found = meters.get(key);
+        return found != null ? found : meters.computeIfAbsent(key, this::resolve);
+    }
+
+    /**
+     * One shared {@link Meters} per kind of answered query: the fast path keeps one with each
+     * remembered answer, so a new object per call would cost 24 bytes per memo entry (2 MB at 100k).
+     */
+    private Meters resolve(MetersKey key) {
+        Counter request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type), k -> Counter.builder("coredns.dns.requests")
                 .description("Counter of DNS requests made per zone, protocol and family")
                 .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
                 .tag("type", k.type).register(registry));
-        Counter response = responses.computeIfAbsent(new ResponseKey(zone, rcode), k -> Counter.builder("coredns.dns.responses")
+        Counter response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode), k -> Counter.builder("coredns.dns.responses")
                 .description("Counter of response status codes")
                 .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry));
-        Timer duration = durations.computeIfAbsent(new DurationKey(zone, type), k -> Timer.builder("coredns.dns.request.duration")
+        Timer duration = durations.computeIfAbsent(new DurationKey(key.zone, key.type), k -> Timer.builder("coredns.dns.request.duration")
                 .description("Histogram of the time (in seconds) each request took per zone")
                 .tag("server", server).tag("zone", k.zone).tag("type", k.type)
                 .serviceLevelObjectives(BUCKETS).register(registry));
@@ -140,6 +150,9 @@ public class DnsMetrics {
             micros *= 2;
         }
         return b;
+    }
+
+    private record MetersKey(String zone, String proto, boolean ipv6, String type, int rcode) {
     }
 
     private record RequestKey(String zone, String proto, boolean ipv6, String type) {

@@ -76,7 +76,7 @@ public class RequestProcessor {
                 10_000_000);
         memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
         if (memo != null) {
-            metrics.answerMemo(memo, AnswerMemo::size, AnswerMemo::resets);
+            metrics.answerMemo(memo, AnswerMemo::size, AnswerMemo::evictions);
         }
         if (memo != null && forwarder.isResolvable() && forwarder.get().cache() != null) {
             replay = new CacheReplay(forwarder.get(), answerer.get(), encoder::udpLimit);

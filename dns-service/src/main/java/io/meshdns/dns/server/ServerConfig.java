@@ -68,8 +68,9 @@ public interface ServerConfig {
         String receiveBuffer();
 
         /**
-         * Bound of the UDP fast path's memo of encoded authoritative answers per snapshot (about
-         * 150 bytes an entry); 0 turns the fast path off. The query log turns it off too.
+         * Bound of the UDP fast path's memo of encoded answers: a table of this many slots, allocated
+         * at start (8 bytes a slot, about 150 more per remembered answer); 0 turns the fast path off.
+         * The query log turns it off too.
          */
         @WithName("answer-memo-entries")
         @WithDefault("100000")
