@@ -60,11 +60,30 @@ class ManifestsTest {
         Matcher m = Pattern.compile("-XX:MaxRAMPercentage=([0-9.]+)").matcher(jvm);
         assertTrue(m.find(), jvm);
         double heapMb = limit * Double.parseDouble(m.group(1)) / 100 / (1 << 20);
-        // bench/RESULTS.md: ~70 MB live heap at 100k records with the memo full, ~100 MB of RSS outside the heap.
-        assertTrue(heapMb >= 96, "max heap " + heapMb + " MB");
-        assertTrue(limit / (1 << 20) - heapMb >= 100, "room outside the heap: " + (limit / (1 << 20) - heapMb) + " MB");
+        // bench/memory: ~42 MB live heap at 100k records with the memo full, ~75 MB of RSS outside the heap.
+        assertTrue(heapMb >= 72, "max heap " + heapMb + " MB");
+        assertTrue(limit / (1 << 20) - heapMb >= 96, "room outside the heap: " + (limit / (1 << 20) - heapMb) + " MB");
         assertEquals("2", c.getEnv().stream().filter(e -> e.getName().equals("MALLOC_ARENA_MAX")).map(EnvVar::getValue)
                 .findFirst().orElse(null));
+    }
+
+    /**
+     * A JVM stops at start on an option it does not know (a typo, or one newer than the image's JDK:
+     * TrimNativeHeapInterval needs 17.0.9): the DaemonSet's flags must start the JDK the tests run on.
+     */
+    @Test
+    void theDaemonSetsJvmFlagsStartAJvm() throws Exception {
+        DaemonSet ds = load().stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast)
+                .filter(d -> d.getMetadata().getName().equals("dns-service")).findFirst().orElseThrow();
+        String flags = ds.getSpec().getTemplate().getSpec().getContainers().get(0).getEnv().stream()
+                .filter(e -> e.getName().equals("JAVA_TOOL_OPTIONS")).map(EnvVar::getValue).findFirst().orElseThrow();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of(flags.trim().split("\\s+")));
+        command.add("-version");
+        Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(java.getInputStream().readAllBytes());
+        assertEquals(0, java.waitFor(), command + "\n" + output);
     }
 
     private static List<HasMetadata> load() throws IOException {
