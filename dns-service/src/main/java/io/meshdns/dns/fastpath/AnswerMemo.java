@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.LongAdder;
  * entry holds no answer but the {@link Forwarded} cache key; {@link CacheReplay} renders the cache's
  * current answer for it.
  *
- * <p><b>Table.</b> A fixed array of {@code maxEntries} slots, allocated once; a key lives in one of
+ * <p><b>Table.</b> An array of {@code maxEntries} slots per snapshot; a key lives in one of
  * the eight slots of the set its hash picks (eight-way set associative, like a CPU cache). Remembering
  * a key whose set is full replaces one of its entries, preferring one no query has hit since it was
  * stored or last spared (second chance). Why not a growing map: when more keys are asked
@@ -41,10 +41,10 @@ import java.util.concurrent.atomic.LongAdder;
  * 100k records). Replacing one entry at a time keeps the garbage rate at the miss rate and the
  * memory at the bound, and a name in use survives a stream of one-off names.
  *
- * <p><b>Snapshots.</b> Each entry carries the generation of the snapshot it was answered from; a
- * new snapshot starts a new generation, so nothing answered from an older snapshot is ever served.
- * Old entries are not cleared, only never matched again and overwritten as new keys come; they
- * hold no reference to their snapshot.
+ * <p><b>Snapshots.</b> The table belongs to one snapshot: the first answer remembered from a newer
+ * one replaces the whole table with an empty one, so nothing answered from an older snapshot is ever
+ * served, and the old entries (with what they reference: forwarded entries hold the mesh index they
+ * were decided under) become garbage together.
  */
 public final class AnswerMemo {
     private static final int HEADER = 12;
@@ -67,7 +67,6 @@ public final class AnswerMemo {
         private final byte[] bytes;
         private final int questionEnd;
         private final int hash;
-        private final int generation;
         private final short flags;
         private final long opt;
         private final Forwarded forwarded;
@@ -79,12 +78,11 @@ public final class AnswerMemo {
         private Object meters4;
         private Object meters6;
 
-        private Entry(byte[] bytes, int questionEnd, int hash, int generation, short flags, long opt,
+        private Entry(byte[] bytes, int questionEnd, int hash, short flags, long opt,
                       Forwarded forwarded, String zone, int rcode, int qtype) {
             this.bytes = bytes;
             this.questionEnd = questionEnd;
             this.hash = hash;
-            this.generation = generation;
             this.flags = flags;
             this.opt = opt;
             this.forwarded = forwarded;
@@ -120,8 +118,8 @@ public final class AnswerMemo {
         }
 
         /** Whether this entry answers {@code query} (a plain query whose question ends at {@code questionEnd}). */
-        private boolean matches(int generation, int hash, byte[] query, int questionEnd) {
-            if (this.generation != generation || this.hash != hash || this.questionEnd != questionEnd
+        private boolean matches(int hash, byte[] query, int questionEnd) {
+            if (this.hash != hash || this.questionEnd != questionEnd
                     || flags != flags(query) || opt != opt(query, questionEnd)) {
                 return false;
             }
@@ -145,28 +143,28 @@ public final class AnswerMemo {
     public record Forwarded(CacheKey cacheKey, Object guard) {
     }
 
-    /** The snapshot entries are answered from now, and its generation number. */
-    private record Epoch(Object snapshot, int generation) {
+    /**
+     * The entries answered from {@code snapshot}. {@code tags} holds each slot's key hash, so a lookup
+     * compares a set's eight ints in a cache line or two instead of dereferencing eight entries. Tags
+     * are written without synchronisation: a stale tag only costs a miss or a full compare, since a
+     * hit is decided by the entry itself.
+     */
+    private record Table(Object snapshot, AtomicReferenceArray<Entry> slots, int[] tags) {
+        Table(Object snapshot, int length) {
+            this(snapshot, new AtomicReferenceArray<>(length), new int[length]);
+        }
     }
 
-    private final AtomicReferenceArray<Entry> slots;
-    /**
-     * Each slot's key hash, so a lookup compares a set's eight ints in a cache line or two instead of
-     * dereferencing eight entries. Written without synchronisation: a stale tag only costs a miss or a
-     * full compare, since a hit is decided by the entry itself.
-     */
-    private final int[] tags;
     private final int ways;
     private final int sets;
     private final LongAdder evictions = new LongAdder();
-    private volatile Epoch epoch = new Epoch(null, 0);
+    private volatile Table table;
 
     /** Room for at most {@code maxEntries} (at least 1) answers, in sets of eight; the slots are allocated now. */
     public AnswerMemo(int maxEntries) {
         this.ways = Math.min(WAYS, Math.max(1, maxEntries));
         this.sets = Math.max(1, maxEntries / ways);
-        this.slots = new AtomicReferenceArray<>(sets * ways);
-        this.tags = new int[sets * ways];
+        this.table = new Table(null, sets * ways);
     }
 
     /**
@@ -175,8 +173,8 @@ public final class AnswerMemo {
      * forwarded entry the hit has no response: the caller renders one (see {@link CacheReplay}).
      */
     public Hit lookup(Object snapshot, byte[] query) {
-        Epoch current = epoch;
-        if (current.snapshot != snapshot) {
+        Table t = table;
+        if (t.snapshot != snapshot) {
             return null;
         }
         int questionEnd = questionEnd(query);
@@ -187,11 +185,11 @@ public final class AnswerMemo {
         int set = setOf(hash);
         Entry entry = null;
         for (int slot = set; slot < set + ways; slot++) {
-            if (tags[slot] != hash) {
+            if (t.tags[slot] != hash) {
                 continue;
             }
-            Entry e = slots.get(slot);
-            if (e != null && e.matches(current.generation, hash, query, questionEnd)) {
+            Entry e = t.slots.get(slot);
+            if (e != null && e.matches(hash, query, questionEnd)) {
                 entry = e;
                 break;
             }
@@ -254,20 +252,19 @@ public final class AnswerMemo {
 
     private void put(Object snapshot, byte[] query, int questionEnd, byte[] bytes, Forwarded forwarded,
                      String zone, int rcode, int qtype) {
-        Epoch current = epochFor(snapshot);
+        Table t = tableFor(snapshot);
+        AtomicReferenceArray<Entry> slots = t.slots;
         int hash = hash(query, questionEnd);
-        Entry entry = new Entry(bytes, questionEnd, hash, current.generation, flags(query), opt(query, questionEnd),
-                forwarded, zone, rcode, qtype);
+        Entry entry = new Entry(bytes, questionEnd, hash, flags(query), opt(query, questionEnd), forwarded, zone, rcode, qtype);
         int set = setOf(hash);
         int target = -1;
         for (int slot = set; slot < set + ways; slot++) {
             Entry e = slots.get(slot);
-            if (e != null && e.generation == current.generation && e.matches(current.generation, hash, query, questionEnd)) {
+            if (e == null) {
+                if (target < 0) target = slot;
+            } else if (e.matches(hash, query, questionEnd)) {
                 target = slot; // the same key answered again (two threads raced on its first answer)
                 break;
-            }
-            if (target < 0 && (e == null || e.generation != current.generation)) {
-                target = slot; // empty, or left over from an older snapshot
             }
         }
         if (target < 0) {
@@ -285,40 +282,39 @@ public final class AnswerMemo {
             }
             evictions.increment();
         }
-        tags[target] = hash;
+        t.tags[target] = hash;
         slots.set(target, entry);
     }
 
     /**
-     * The epoch for answers from {@code snapshot}: a snapshot other than the current one starts a new
-     * generation (a late answer from an older snapshot does too; the next answer from the newer one
-     * starts yet another, and lookups only ever match the generation of the snapshot they ask with).
+     * The table for answers from {@code snapshot}: a snapshot other than the current table's gets a new,
+     * empty one (a late answer from an older snapshot does too; the next answer from the newer one
+     * replaces it again, and lookups only ever match the table of the snapshot they ask with).
      */
-    private Epoch epochFor(Object snapshot) {
-        Epoch current = epoch;
-        if (current.snapshot == snapshot) {
-            return current;
+    private Table tableFor(Object snapshot) {
+        Table t = table;
+        if (t.snapshot == snapshot) {
+            return t;
         }
         synchronized (this) {
-            if (epoch.snapshot != snapshot) {
-                epoch = new Epoch(snapshot, epoch.generation + 1);
+            if (table.snapshot != snapshot) {
+                table = new Table(snapshot, sets * ways);
             }
-            return epoch;
+            return table;
         }
     }
 
-    /** Times a key took the slot of another key of the current snapshot (the table was full there). */
+    /** Times a key took the slot of another key (its set was full). */
     public long evictions() {
         return evictions.sum();
     }
 
     /** Entries remembered for the current snapshot (for tests and metrics: scans the table). */
     public int size() {
-        int generation = epoch.generation;
+        AtomicReferenceArray<Entry> slots = table.slots;
         int n = 0;
         for (int i = 0; i < slots.length(); i++) {
-            Entry e = slots.get(i);
-            if (e != null && e.generation == generation) {
+            if (slots.get(i) != null) {
                 n++;
             }
         }

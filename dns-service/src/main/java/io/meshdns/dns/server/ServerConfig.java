@@ -69,7 +69,7 @@ public interface ServerConfig {
 
         /**
          * Bound of the UDP fast path's memo of encoded answers: a table of this many slots, allocated
-         * at start (8 bytes a slot, about 150 more per remembered answer); 0 turns the fast path off.
+         * per snapshot (8 bytes a slot, about 150 more per remembered answer); 0 turns the fast path off.
          * The query log turns it off too.
          */
         @WithName("answer-memo-entries")

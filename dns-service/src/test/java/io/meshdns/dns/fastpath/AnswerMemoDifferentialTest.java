@@ -3,6 +3,7 @@ package io.meshdns.dns.fastpath;
 import io.meshdns.dns.DnsClient;
 
 import io.meshdns.dns.answer.Answerer;
+import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Outcome;
 import io.meshdns.dns.answer.Transport;
@@ -25,6 +26,7 @@ import org.xbill.DNS.SOARecord;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -165,6 +167,35 @@ class AnswerMemoDifferentialTest {
             memo.remember(snapshot, junk, slow(snapshot, junk), "bench.mesh.", Rcode.NXDOMAIN, Type.A);
         }
         assertTrue(memo.evictions() > 1500, "the junk names did fight over the slots: " + memo.evictions());
+    }
+
+    /**
+     * A forwarded entry holds the mesh index it was decided under (every pod IP and service name of the
+     * mesh). Once an answer from a newer snapshot is remembered, nothing of the older one may stay
+     * reachable: with one slot at a time left to be overwritten, a busy mesh would keep a trail of old
+     * indexes alive.
+     */
+    @Test
+    void entriesOfAnOlderSnapshotAreDroppedNotLeftToBeOverwritten() throws Exception {
+        Snapshot first = benchSnapshot(1);
+        AnswerMemo memo = new AnswerMemo(1000);
+        byte[] forwarded = query("www.example.org.", Type.A, 0, true, 1);
+        Object oldIndex = new Object();
+        WeakReference<Object> oldIndexRef = new WeakReference<>(oldIndex);
+        memo.rememberForwarded(first, forwarded, new AnswerMemo.Forwarded(CacheKey.of(new Message(forwarded)), oldIndex),
+                Rcode.NOERROR, Type.A);
+        assertNotNull(memo.lookup(first, forwarded));
+        oldIndex = null;
+
+        Snapshot next = benchSnapshot(2);
+        byte[] plain = query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1);
+        memo.remember(next, plain, slow(next, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        assertEquals(1, memo.size());
+        for (int i = 0; i < 20 && oldIndexRef.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertNull(oldIndexRef.get(), "the old snapshot's entries still reference its mesh index");
     }
 
     /** The key folds the case of the name only: type 65 (bytes 0x00 0x41, "A") is not type 97 ("a"). */
