@@ -1,6 +1,5 @@
 package io.meshdns.dns.metrics;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -23,6 +23,15 @@ import java.util.function.ToDoubleFunction;
  * {@code coredns_dns_request_duration_seconds{server,zone,type}} (histogram, CoreDNS's buckets),
  * plus {@code meshdns_acl_dropped_total{proto}}. Meters are created once per label combination
  * and cached, so the query path does a map lookup, not a registry lookup with fresh Tags.
+ *
+ * <p>The counters are {@link LongAdder}s we own, exported as function counters read at scrape time.
+ * Why not Micrometer counters: Quarkus may attach the Prometheus registry to the global composite
+ * only after the StartupEvent that opens the listeners, and increments a composite counter takes
+ * before it has a child are lost (the first queries of a node-local DNS restarting under load went
+ * uncounted: DnsServiceProcessTest.fastPathAnswersAreCounted). A function counter reads the adder
+ * whenever the registry arrives. It is also one {@code LongAdder.increment} on the query path
+ * instead of a walk through the composite. The duration histogram stays a Timer (nothing else
+ * gives CoreDNS's buckets), so it can miss the queries of that first moment.
  */
 @ApplicationScoped
 public class DnsMetrics {
@@ -33,13 +42,13 @@ public class DnsMetrics {
             Type.TXT, Type.SRV, Type.DS, Type.DNSKEY, Type.HTTPS, Type.SVCB, Type.ANY, Type.AXFR, Type.IXFR,
             Type.NAPTR, Type.CAA};
 
-    private final ConcurrentMap<RequestKey, Counter> requests = new ConcurrentHashMap<>();
-    private final ConcurrentMap<ResponseKey, Counter> responses = new ConcurrentHashMap<>();
+    private final ConcurrentMap<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
+    private final ConcurrentMap<ResponseKey, LongAdder> responses = new ConcurrentHashMap<>();
     private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
     private final ConcurrentMap<MetersKey, Meters> meters = new ConcurrentHashMap<>();
-    private final Counter aclDroppedUdp;
-    private final Counter aclDroppedTcp;
-    private final Counter malformed;
+    private final LongAdder aclDroppedUdp = new LongAdder();
+    private final LongAdder aclDroppedTcp = new LongAdder();
+    private final LongAdder malformed = new LongAdder();
     private volatile String server = "dns://:0";
 
     private final MeterRegistry registry;
@@ -47,16 +56,14 @@ public class DnsMetrics {
     @Inject
     public DnsMetrics(MeterRegistry registry) {
         this.registry = registry;
-        this.aclDroppedUdp = aclCounter(registry, "udp");
-        this.aclDroppedTcp = aclCounter(registry, "tcp");
-        this.malformed = Counter.builder("meshdns.dns.malformed.requests")
+        for (String proto : new String[] {"udp", "tcp"}) {
+            FunctionCounter.builder("meshdns.acl.dropped", proto.equals("udp") ? aclDroppedUdp : aclDroppedTcp, LongAdder::sum)
+                    .tag("proto", proto)
+                    .description("Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients")
+                    .register(registry);
+        }
+        FunctionCounter.builder("meshdns.dns.malformed.requests", malformed, LongAdder::sum)
                 .description("Packets that did not parse as a DNS query: answered FORMERR or dropped")
-                .register(registry);
-    }
-
-    private static Counter aclCounter(MeterRegistry registry, String proto) {
-        return Counter.builder("meshdns.acl.dropped").tag("proto", proto)
-                .description("Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients")
                 .register(registry);
     }
 
@@ -105,13 +112,21 @@ public class DnsMetrics {
      * remembered answer, so a new object per call would cost 24 bytes per memo entry (2 MB at 100k).
      */
     private Meters resolve(MetersKey key) {
-        Counter request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type), k -> Counter.builder("coredns.dns.requests")
-                .description("Counter of DNS requests made per zone, protocol and family")
-                .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
-                .tag("type", k.type).register(registry));
-        Counter response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode), k -> Counter.builder("coredns.dns.responses")
-                .description("Counter of response status codes")
-                .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry));
+        LongAdder request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type), k -> {
+            LongAdder adder = new LongAdder();
+            FunctionCounter.builder("coredns.dns.requests", adder, LongAdder::sum)
+                    .description("Counter of DNS requests made per zone, protocol and family")
+                    .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
+                    .tag("type", k.type).register(registry);
+            return adder;
+        });
+        LongAdder response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode), k -> {
+            LongAdder adder = new LongAdder();
+            FunctionCounter.builder("coredns.dns.responses", adder, LongAdder::sum)
+                    .description("Counter of response status codes")
+                    .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry);
+            return adder;
+        });
         Timer duration = durations.computeIfAbsent(new DurationKey(key.zone, key.type), k -> Timer.builder("coredns.dns.request.duration")
                 .description("Histogram of the time (in seconds) each request took per zone")
                 .tag("server", server).tag("zone", k.zone).tag("type", k.type)
@@ -120,7 +135,7 @@ public class DnsMetrics {
     }
 
     /** The request and response counters and the duration histogram of one kind of answered query. */
-    public record Meters(Counter requests, Counter responses, Timer duration) {
+    public record Meters(LongAdder requests, LongAdder responses, Timer duration) {
         public void record(long nanos) {
             requests.increment();
             responses.increment();

@@ -7,7 +7,7 @@ import io.meshdns.dns.cache.DnsCache;
 import io.meshdns.dns.forward.UpstreamForwarder;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import io.meshdns.dns.snapshot.ZoneContent;
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
@@ -206,9 +206,9 @@ class CacheFastPathTest {
     }
 
     private double counter(String name, String tag, String value, String tag2, String value2) {
-        Counter c = registry.find(name).tag(tag, value).tag(tag2, value2).tag("proto", "udp").counter();
+        FunctionCounter c = registry.find(name).tag(tag, value).tag(tag2, value2).tag("proto", "udp").functionCounter();
         if (c == null) {
-            c = registry.find(name).tag(tag, value).tag(tag2, value2).counter();
+            c = registry.find(name).tag(tag, value).tag(tag2, value2).functionCounter();
         }
         return c == null ? 0 : c.count();
     }
