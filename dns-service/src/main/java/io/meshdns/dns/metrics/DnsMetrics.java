@@ -46,9 +46,9 @@ public class DnsMetrics {
     private final ConcurrentMap<ResponseKey, LongAdder> responses = new ConcurrentHashMap<>();
     private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
     private final ConcurrentMap<MetersKey, Meters> meters = new ConcurrentHashMap<>();
-    private final LongAdder aclDroppedUdp = new LongAdder();
-    private final LongAdder aclDroppedTcp = new LongAdder();
-    private final LongAdder malformed = new LongAdder();
+    private final LongAdder aclDroppedUdp;
+    private final LongAdder aclDroppedTcp;
+    private final LongAdder malformed;
     private volatile String server = "dns://:0";
 
     private final MeterRegistry registry;
@@ -56,15 +56,18 @@ public class DnsMetrics {
     @Inject
     public DnsMetrics(MeterRegistry registry) {
         this.registry = registry;
-        for (String proto : new String[] {"udp", "tcp"}) {
-            FunctionCounter.builder("meshdns.acl.dropped", proto.equals("udp") ? aclDroppedUdp : aclDroppedTcp, LongAdder::sum)
-                    .tag("proto", proto)
-                    .description("Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients")
-                    .register(registry);
-        }
-        FunctionCounter.builder("meshdns.dns.malformed.requests", malformed, LongAdder::sum)
-                .description("Packets that did not parse as a DNS query: answered FORMERR or dropped")
-                .register(registry);
+        String acl = "Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients";
+        this.aclDroppedUdp = counter("meshdns.acl.dropped", acl, "proto", "udp");
+        this.aclDroppedTcp = counter("meshdns.acl.dropped", acl, "proto", "tcp");
+        this.malformed = counter("meshdns.dns.malformed.requests",
+                "Packets that did not parse as a DNS query: answered FORMERR or dropped");
+    }
+
+    /** A counter we increment and Micrometer reads at scrape time (see the class comment for why). */
+    private LongAdder counter(String name, String description, String... tags) {
+        LongAdder adder = new LongAdder();
+        FunctionCounter.builder(name, adder, LongAdder::sum).tags(tags).description(description).register(registry);
+        return adder;
     }
 
     /**
@@ -112,21 +115,12 @@ public class DnsMetrics {
      * remembered answer, so a new object per call would cost 24 bytes per memo entry (2 MB at 100k).
      */
     private Meters resolve(MetersKey key) {
-        LongAdder request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type), k -> {
-            LongAdder adder = new LongAdder();
-            FunctionCounter.builder("coredns.dns.requests", adder, LongAdder::sum)
-                    .description("Counter of DNS requests made per zone, protocol and family")
-                    .tag("server", server).tag("zone", k.zone).tag("proto", k.proto).tag("family", k.ipv6 ? "2" : "1")
-                    .tag("type", k.type).register(registry);
-            return adder;
-        });
-        LongAdder response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode), k -> {
-            LongAdder adder = new LongAdder();
-            FunctionCounter.builder("coredns.dns.responses", adder, LongAdder::sum)
-                    .description("Counter of response status codes")
-                    .tag("server", server).tag("zone", k.zone).tag("rcode", Rcode.string(k.rcode)).register(registry);
-            return adder;
-        });
+        LongAdder request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type),
+                k -> counter("coredns.dns.requests", "Counter of DNS requests made per zone, protocol and family",
+                        "server", server, "zone", k.zone, "proto", k.proto, "family", k.ipv6 ? "2" : "1", "type", k.type));
+        LongAdder response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode),
+                k -> counter("coredns.dns.responses", "Counter of response status codes",
+                        "server", server, "zone", k.zone, "rcode", Rcode.string(k.rcode)));
         Timer duration = durations.computeIfAbsent(new DurationKey(key.zone, key.type), k -> Timer.builder("coredns.dns.request.duration")
                 .description("Histogram of the time (in seconds) each request took per zone")
                 .tag("server", server).tag("zone", k.zone).tag("type", k.type)
