@@ -3,6 +3,7 @@ package io.meshdns.dns.discovery;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
+import io.meshdns.dns.metrics.Counters;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
@@ -10,10 +11,9 @@ import io.meshdns.dns.snapshot.ZonePatch;
 import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogDelta;
 import io.meshdns.model.CatalogEntry;
-import io.meshdns.model.ObjectRef;
 import io.meshdns.model.CatalogSnapshot;
+import io.meshdns.model.ObjectRef;
 import io.meshdns.model.WatchEvent;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Vertx;
@@ -32,6 +32,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
@@ -57,7 +58,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     private SnapshotFile snapshotFile;
     private HttpCatalogFeed httpFeed;
     private EventBusCatalogFeed busFeed;
-    private Counter reconnects;
+    private LongAdder reconnects;
     private Timer applyTimer;
     private volatile boolean loaded;
     private boolean persistScheduled;
@@ -105,7 +106,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         this.sink = sink;
         registry.gauge("meshdns.discovery.client.version", versionGauge);
         registry.gauge("meshdns.discovery.client.connected", connectedGauge);
-        reconnects = Counter.builder("meshdns.discovery.client.reconnects").description("Reconnects of the discovery feed").register(registry);
+        reconnects = Counters.register(registry, "meshdns.discovery.client.reconnects", "Reconnects of the discovery feed");
         applyTimer = Timer.builder("meshdns.discovery.client.apply").description("Apply, compile and publish of one catalog change")
                 .register(registry);
         catalogThread = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -11,11 +11,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.cache.CachedResponse;
 import io.meshdns.dns.cache.DnsCache;
-import io.micrometer.core.instrument.Counter;
+import io.meshdns.dns.metrics.Counters;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
@@ -53,7 +54,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
     private final List<Route> zoneRoutes;
     private final List<UpstreamState> allUpstreams;
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final Counter maxConcurrentRejects;
+    private final LongAdder maxConcurrentRejects;
     private final Map<Name, UpstreamState> loopProbes = new ConcurrentHashMap<>();
     private volatile boolean anyLooping;
     private long healthTimer = -1;
@@ -75,8 +76,8 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         }
         this.zoneRoutes = List.copyOf(routes);
         this.allUpstreams = List.copyOf(states.values());
-        this.maxConcurrentRejects = Counter.builder("coredns.forward.max.concurrent.rejects")
-                .description("Queries refused because max-concurrent was reached").register(registry);
+        this.maxConcurrentRejects = Counters.register(registry, "coredns.forward.max.concurrent.rejects",
+                "Queries refused because max-concurrent was reached");
     }
 
     private List<UpstreamState> stateFor(List<Upstream> upstreams, Map<java.net.InetSocketAddress, UpstreamState> states,

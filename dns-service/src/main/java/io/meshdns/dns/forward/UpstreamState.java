@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
 
+import io.meshdns.dns.metrics.Counters;
 import io.meshdns.dns.metrics.DnsMetrics;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.xbill.DNS.Rcode;
@@ -26,27 +27,25 @@ final class UpstreamState {
     final java.util.concurrent.atomic.AtomicBoolean probing = new java.util.concurrent.atomic.AtomicBoolean();
 
     private final MeterRegistry registry;
-    final Counter requests;
+    final LongAdder requests;
     final Timer duration;
-    final Counter healthcheckFailures;
-    final Counter loopsDetected;
-    private final AtomicReferenceArray<Counter> responsesByRcode = new AtomicReferenceArray<>(16);
+    final LongAdder healthcheckFailures;
+    final LongAdder loopsDetected;
+    private final AtomicReferenceArray<LongAdder> responsesByRcode = new AtomicReferenceArray<>(16);
 
     UpstreamState(Upstream upstream, int maxFails, MeterRegistry registry) {
         this.upstream = upstream;
         this.maxFails = maxFails;
         this.registry = registry;
         String to = upstream.label();
-        this.requests = Counter.builder("coredns.forward.requests").tag("to", to)
-                .description("Queries sent to each upstream").register(registry);
+        this.requests = Counters.register(registry, "coredns.forward.requests", "Queries sent to each upstream", "to", to);
         this.duration = Timer.builder("coredns.forward.request.duration").tag("to", to)
                 .description("Round trip of queries to each upstream")
                 .serviceLevelObjectives(BUCKETS).register(registry);
-        this.healthcheckFailures = Counter.builder("coredns.forward.healthcheck.failures").tag("to", to)
-                .description("Failed health probes per upstream").register(registry);
-        this.loopsDetected = Counter.builder("meshdns.forward.loops.detected").tag("to", to)
-                .description("Forwarding loops detected through this upstream (it is then no longer used)")
-                .register(registry);
+        this.healthcheckFailures = Counters.register(registry, "coredns.forward.healthcheck.failures",
+                "Failed health probes per upstream", "to", to);
+        this.loopsDetected = Counters.register(registry, "meshdns.forward.loops.detected",
+                "Forwarding loops detected through this upstream (it is then no longer used)", "to", to);
         for (int rcode : new int[] {Rcode.NOERROR, Rcode.NXDOMAIN, Rcode.SERVFAIL, Rcode.REFUSED}) {
             responseCounter(rcode);
         }
@@ -90,13 +89,18 @@ final class UpstreamState {
         responseCounter(rcode).increment();
     }
 
-    private Counter responseCounter(int rcode) {
+    private LongAdder responseCounter(int rcode) {
         int slot = rcode & 0xF; // extended rcodes are folded: only the basic 4 bits label the metric
-        Counter c = responsesByRcode.get(slot);
+        LongAdder c = responsesByRcode.get(slot);
         if (c == null) {
-            c = Counter.builder("coredns.forward.responses").tag("to", upstream.label()).tag("rcode", Rcode.string(slot))
-                    .description("Responses per upstream and rcode").register(registry);
-            responsesByRcode.compareAndSet(slot, null, c);
+            synchronized (responsesByRcode) { // one adder per meter: a second would never be read
+                c = responsesByRcode.get(slot);
+                if (c == null) {
+                    c = Counters.register(registry, "coredns.forward.responses", "Responses per upstream and rcode",
+                            "to", upstream.label(), "rcode", Rcode.string(slot));
+                    responsesByRcode.set(slot, c);
+                }
+            }
         }
         return c;
     }

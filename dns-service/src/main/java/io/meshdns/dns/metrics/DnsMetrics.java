@@ -24,14 +24,7 @@ import java.util.function.ToDoubleFunction;
  * plus {@code meshdns_acl_dropped_total{proto}}. Meters are created once per label combination
  * and cached, so the query path does a map lookup, not a registry lookup with fresh Tags.
  *
- * <p>The counters are {@link LongAdder}s we own, exported as function counters read at scrape time.
- * Why not Micrometer counters: Quarkus may attach the Prometheus registry to the global composite
- * only after the StartupEvent that opens the listeners, and increments a composite counter takes
- * before it has a child are lost (the first queries of a node-local DNS restarting under load went
- * uncounted: DnsServiceProcessTest.fastPathAnswersAreCounted). A function counter reads the adder
- * whenever the registry arrives. It is also one {@code LongAdder.increment} on the query path
- * instead of a walk through the composite. The duration histogram stays a Timer (nothing else
- * gives CoreDNS's buckets), so it can miss the queries of that first moment.
+ * <p>The counters are {@link LongAdder}s exported as function counters ({@link Counters} says why).
  */
 @ApplicationScoped
 public class DnsMetrics {
@@ -63,11 +56,8 @@ public class DnsMetrics {
                 "Packets that did not parse as a DNS query: answered FORMERR or dropped");
     }
 
-    /** A counter we increment and Micrometer reads at scrape time (see the class comment for why). */
     private LongAdder counter(String name, String description, String... tags) {
-        LongAdder adder = new LongAdder();
-        FunctionCounter.builder(name, adder, LongAdder::sum).tags(tags).description(description).register(registry);
-        return adder;
+        return Counters.register(registry, name, description, tags);
     }
 
     /**

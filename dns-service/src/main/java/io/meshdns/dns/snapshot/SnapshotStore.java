@@ -1,6 +1,6 @@
 package io.meshdns.dns.snapshot;
 
-import io.micrometer.core.instrument.Counter;
+import io.meshdns.dns.metrics.Counters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Holds the current {@link Snapshot} and derives the next one whenever a {@link RecordSource} changes.
@@ -40,8 +41,8 @@ public class SnapshotStore {
     private final Map<String, SourceContent> contentBySource = new LinkedHashMap<>();
     private final List<RecordSource> sources = new CopyOnWriteArrayList<>();
     private long version;
-    private Counter patched;
-    private Counter recompiled;
+    private LongAdder patched;
+    private LongAdder recompiled;
 
     @Inject
     MeterRegistry registry;
@@ -59,10 +60,9 @@ public class SnapshotStore {
         recompiled = updates("recompile");
     }
 
-    private Counter updates(String kind) {
-        return Counter.builder("meshdns.snapshot.updates").tag("kind", kind)
-                .description("Snapshot updates: owners patched in place, or zones recompiled from every source")
-                .register(registry);
+    private LongAdder updates(String kind) {
+        return Counters.register(registry, "meshdns.snapshot.updates",
+                "Snapshot updates: owners patched in place, or zones recompiled from every source", "kind", kind);
     }
 
     /** The snapshot to answer from. Never null; version 0 means nothing was loaded yet. */

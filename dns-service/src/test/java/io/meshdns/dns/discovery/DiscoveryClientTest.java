@@ -95,7 +95,7 @@ class DiscoveryClientTest {
     private double metric(String name) {
         var g = registry.find(name).gauge();
         if (g != null) return g.value();
-        var c = registry.find(name).counter();
+        var c = registry.find(name).functionCounter();
         return c == null ? Double.NaN : c.count();
     }
 

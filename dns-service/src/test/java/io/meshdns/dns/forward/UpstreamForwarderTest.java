@@ -30,7 +30,7 @@ import io.meshdns.dns.testing.ExternalDnsServer;
 import io.meshdns.dns.testing.ForwarderUdpFrontend;
 import io.meshdns.dns.testing.KnotServer;
 import io.meshdns.dns.testing.TestZones;
-import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterAll;
@@ -123,7 +123,7 @@ class UpstreamForwarderTest {
     }
 
     private double counter(String name, String to) {
-        Counter c = registry.find(name).tag("to", to).counter();
+        FunctionCounter c = registry.find(name).tag("to", to).functionCounter();
         return c == null ? 0 : c.count();
     }
 
@@ -156,7 +156,7 @@ class UpstreamForwarderTest {
         assertEquals(1, cache.misses(), "the fast path leaves miss counting to forward()");
         assertEquals(1, counter("coredns.forward.requests", bind.address()));
         assertEquals(1, registry.find("coredns.forward.responses").tag("to", bind.address()).tag("rcode", "NOERROR")
-                .counter().count());
+                .functionCounter().count());
         assertEquals(1, registry.find("coredns.forward.request.duration").tag("to", bind.address()).timer().count());
     }
 
@@ -259,7 +259,7 @@ class UpstreamForwarderTest {
             assertFalse(two.isDone());
             assertEquals(Rcode.REFUSED, three.getRcode());
             assertEquals(3, three.getHeader().getID());
-            assertEquals(1, registry.find("coredns.forward.max.concurrent.rejects").counter().count());
+            assertEquals(1, registry.find("coredns.forward.max.concurrent.rejects").functionCounter().count());
 
             assertEquals(Rcode.SERVFAIL, one.get(10, TimeUnit.SECONDS).getRcode(), "the black hole never answers");
             assertEquals(Rcode.SERVFAIL, two.get(10, TimeUnit.SECONDS).getRcode());
