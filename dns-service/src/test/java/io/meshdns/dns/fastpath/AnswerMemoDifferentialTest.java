@@ -89,7 +89,7 @@ class AnswerMemoDifferentialTest {
         Snapshot snapshot = benchSnapshot(1);
         AnswerMemo memo = new AnswerMemo(10);
         byte[] primer = query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1);
-        memo.remember(snapshot, primer, slow(snapshot, primer), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, snapshot, primer);
         Message m = new Message(memo.lookup(snapshot, query("SvC-1.nS-0.BENCH.mesh.", Type.A, 0, true, 4242)).response());
         assertEquals(4242, m.getHeader().getID());
         assertEquals("SvC-1.nS-0.BENCH.mesh.", m.getQuestion().getName().toString());
@@ -101,7 +101,7 @@ class AnswerMemoDifferentialTest {
         Snapshot snapshot = benchSnapshot(1);
         AnswerMemo memo = new AnswerMemo(10);
         byte[] plain = query("svc-1.ns-0.bench.mesh.", Type.A, 1, true, 1);
-        memo.remember(snapshot, plain, slow(snapshot, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, snapshot, plain);
         assertNotNull(memo.lookup(snapshot, plain));
 
         Message withCookie = new Message(plain);
@@ -123,7 +123,7 @@ class AnswerMemoDifferentialTest {
 
         Snapshot next = benchSnapshot(2);
         assertNull(memo.lookup(next, plain), "answers of an older snapshot are never replayed");
-        memo.remember(next, plain, slow(next, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, next, plain);
         assertNull(memo.lookup(snapshot, plain));
         assertEquals(1, memo.size());
     }
@@ -138,7 +138,7 @@ class AnswerMemoDifferentialTest {
         AnswerMemo memo = new AnswerMemo(50);
         for (int i = 0; i < 500; i++) {
             byte[] junk = query("nosuch-" + i + ".ns-0.bench.mesh.", Type.A, 0, true, i);
-            memo.remember(snapshot, junk, slow(snapshot, junk), "bench.mesh.", Rcode.NXDOMAIN, Type.A);
+            rememberSlowAnswer(memo, snapshot, junk);
             assertTrue(memo.size() <= 50, "bounded");
         }
         assertTrue(memo.size() >= 40, "the table fills, apart from the odd empty slot: " + memo.size());
@@ -146,7 +146,7 @@ class AnswerMemoDifferentialTest {
 
         byte[] hot = query("svc-7.ns-0.bench.mesh.", Type.A, 1, true, 1);
         assertNull(memo.lookup(snapshot, hot), "not yet remembered");
-        memo.remember(snapshot, hot, slow(snapshot, hot), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, snapshot, hot);
         assertNotNull(memo.lookup(snapshot, hot), "remembered although the memo was full");
     }
 
@@ -160,11 +160,11 @@ class AnswerMemoDifferentialTest {
         Snapshot snapshot = benchSnapshot(1);
         AnswerMemo memo = new AnswerMemo(16);
         byte[] hot = query("svc-7.ns-0.bench.mesh.", Type.A, 1, true, 1);
-        memo.remember(snapshot, hot, slow(snapshot, hot), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, snapshot, hot);
         for (int i = 0; i < 2000; i++) {
             assertNotNull(memo.lookup(snapshot, hot), "hot name lost after " + i + " one-off names");
             byte[] junk = query("nosuch-" + i + ".ns-0.bench.mesh.", Type.A, 0, true, i);
-            memo.remember(snapshot, junk, slow(snapshot, junk), "bench.mesh.", Rcode.NXDOMAIN, Type.A);
+            rememberSlowAnswer(memo, snapshot, junk);
         }
         assertTrue(memo.evictions() > 1500, "the junk names did fight over the slots: " + memo.evictions());
     }
@@ -189,7 +189,7 @@ class AnswerMemoDifferentialTest {
 
         Snapshot next = benchSnapshot(2);
         byte[] plain = query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1);
-        memo.remember(next, plain, slow(next, plain), "bench.mesh.", Rcode.NOERROR, Type.A);
+        rememberSlowAnswer(memo, next, plain);
         assertEquals(1, memo.size());
         for (int i = 0; i < 20 && oldIndexRef.get() != null; i++) {
             System.gc();
@@ -204,10 +204,16 @@ class AnswerMemoDifferentialTest {
         Snapshot snapshot = benchSnapshot(1);
         AnswerMemo memo = new AnswerMemo(10);
         byte[] https = query("svc-1.ns-0.bench.mesh.", 65, 0, true, 1);
-        memo.remember(snapshot, https, slow(snapshot, https), "bench.mesh.", Rcode.NOERROR, 65);
+        rememberSlowAnswer(memo, snapshot, https);
         assertNotNull(memo.lookup(snapshot, https));
         assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", 97, 0, true, 1)));
         assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1)));
+    }
+
+    /** Remembers the slow path's own answer to {@code packet}, as RequestProcessor does after sending it. */
+    private void rememberSlowAnswer(AnswerMemo memo, Snapshot snapshot, byte[] packet) throws Exception {
+        byte[] answer = slow(snapshot, packet);
+        memo.remember(snapshot, packet, answer, "bench.mesh.", answer[3] & 0x0F, new Message(packet).getQuestion().getType());
     }
 
     private byte[] slow(Snapshot snapshot, byte[] packet) throws Exception {
