@@ -65,8 +65,8 @@ public class CacheHitBenchmark {
     private final ClientInfo client = new ClientInfo("127.0.0.1", 40000, false, Transport.UDP);
     private final Snapshot empty = Snapshot.build(1, List.of());
     private final Object guard = new Object();
-    // Room to spare: the memo is a two-way set-associative table, so at a load near 1 some of the
-    // queries would evict each other and the benchmark would measure misses.
+    // Room to spare: the memo is an eight-way set-associative table, so at a load near 1 some of the
+    // queries would evict each other and the benchmark would measure misses (setUp checks every one hits).
     private final AnswerMemo memo = new AnswerMemo(QUERIES * 8);
     private Vertx vertx;
     private UpstreamForwarder forwarder;

@@ -64,8 +64,8 @@ public class HotPathBenchmark {
     private Message[] queries;
     private Name[] names;
     private Message[] responses;
-    // Room to spare: the memo is a two-way set-associative table, so at a load near 1 some of the
-    // queries would evict each other and the benchmark would measure misses.
+    // Room to spare: the memo is an eight-way set-associative table, so at a load near 1 some of the
+    // queries would evict each other and the benchmark would measure misses (setUp checks every one hits).
     private final AnswerMemo memo = new AnswerMemo(QUERIES * 8);
     private int next;
 
