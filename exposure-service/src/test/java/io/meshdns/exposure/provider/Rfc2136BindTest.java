@@ -65,6 +65,11 @@ class Rfc2136BindTest {
         return new Endpoint(name, type, List.of(targets), 120, Map.of(Endpoint.RESOURCE_LABEL, resource), "");
     }
 
+    /** An endpoint several owners publish into (meshdns.io/shared): its claim is a share from the start. */
+    static Endpoint shared(String name, String type, String resource, String... targets) {
+        return ep(name, type, resource, targets).withProviderSpecific(Map.of(TxtRegistry.SHARED_PROPERTY, "true"));
+    }
+
     @Test
     void publishesEveryTypeReadsItBackAndConverges() throws Exception {
         var desired = Desired.of(
@@ -85,7 +90,8 @@ class Rfc2136BindTest {
         assertEquals(List.of("2001:db8::1"), bind.dig("web.example.org", "AAAA"));
         assertEquals(List.of("web.example.org."), bind.dig("alias.example.org", "CNAME"));
         assertEquals(List.of("\"hello world\""), bind.dig("note.example.org", "TXT"));
-        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web,external-dns/targets=192.0.2.1;192.0.2.2\""),
+        // exactly ExternalDNS's claim: the share form only for RRsets that are really shared
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web\""),
                 bind.dig("a-web.example.org", "TXT"));
         assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=ingress/default/alias\""),
                 bind.dig("cname-alias.example.org", "TXT"));
@@ -171,9 +177,9 @@ class Rfc2136BindTest {
     void twoOwnersMergeTargetsIntoOneRRsetWithoutFighting() throws Exception {
         var a = reconciler("shared.test", "cluster-a", Policy.SYNC, false);
         var b = reconciler("shared.test", "cluster-b", Policy.SYNC, false);
-        var wantA = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.1"),
+        var wantA = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.1"),
                 ep("takeover.shared.test", "A", "service/default/takeover", "192.0.2.10"));
-        var wantB = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.2", "198.51.100.3"));
+        var wantB = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.2", "198.51.100.3"));
         a.reconcile(wantA);
         b.reconcile(wantB);
         assertEquals(List.of("198.51.100.1", "198.51.100.2", "198.51.100.3"), bind.dig("gw.shared.test", "A"));
@@ -183,7 +189,7 @@ class Rfc2136BindTest {
             assertTrue(b.reconcile(wantB).ops().isEmpty(), "b is stable");
         }
         // b moves one target: a's stays
-        var wantB2 = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.3", "198.51.100.4"));
+        var wantB2 = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.3", "198.51.100.4"));
         b.reconcile(wantB2);
         assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
         assertTrue(a.reconcile(wantA).ops().isEmpty());
