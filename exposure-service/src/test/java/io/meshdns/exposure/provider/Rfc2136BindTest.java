@@ -42,7 +42,8 @@ class Rfc2136BindTest {
 
     @BeforeAll
     static void start() throws Exception {
-        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test"));
+        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test",
+                "isolation.test", "serial.test", "squat.test"));
         bind.start(FOREIGN);
     }
 
@@ -240,5 +241,71 @@ class Rfc2136BindTest {
         start = System.nanoTime();
         assertTrue(r.reconcile(new Desired(endpoints, Set.of())).ops().isEmpty());
         System.out.printf("bulk: steady-state pass (AXFR + plan) over 2000 records in %d ms%n", (System.nanoTime() - start) / 1_000_000);
+    }
+
+    @Test
+    void oneBadObjectIsRefusedAndEverythingElseIsPublished() throws Exception {
+        var many = new java.util.ArrayList<String>();
+        for (int i = 0; i < 10_000; i++) many.add("10." + (i / 65536) + "." + (i / 256 % 256) + "." + (i % 256));
+        var desired = new Desired(List.of(
+                ep("good.isolation.test", "A", "service/default/good", "192.0.2.1"),
+                // a name no configured zone holds (the apex of a zone we do not manage)
+                ep("cname-interdomain.test", "CNAME", "service/default/outside", "good.isolation.test"),
+                // a CNAME at the apex of our zone
+                ep("isolation.test", "CNAME", "service/default/apex", "good.isolation.test"),
+                // 10k targets: more than one UPDATE message can hold
+                ep("huge.isolation.test", "A", "service/default/huge", many.toArray(String[]::new)),
+                ep("other.isolation.test", "A", "service/default/other", "192.0.2.2")), Set.of());
+        var outcome = reconciler("isolation.test", "owner-1", Policy.SYNC, false).reconcile(desired);
+        assertEquals(List.of("192.0.2.1"), bind.dig("good.isolation.test", "A"));
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.isolation.test", "A"));
+        assertEquals(List.of(), bind.dig("huge.isolation.test", "A"));
+        assertEquals(Set.of("service/default/outside", "service/default/apex", "service/default/huge"),
+                Set.copyOf(outcome.problems().stream().map(p -> p.resourceKey()).toList()), outcome.problems().toString());
+        assertTrue(outcome.problems().stream().allMatch(p -> p.reason().equals("Invalid")));
+        assertEquals(Set.of("service/default/good", "service/default/other"), outcome.published());
+        assertTrue(bind.digAxfr("isolation.test").stream().anyMatch(l -> l.startsWith("isolation.test. ") && l.contains(" SOA ")),
+                "the apex keeps its SOA");
+    }
+
+    @Test
+    void ownershipTxtNamesCannotBeSquattedAndDeletedRecordsAreRepaired() throws Exception {
+        var r = reconciler("squat.test", "owner-1", Policy.SYNC, false);
+        var desired = Desired.of(ep("web.squat.test", "A", "service/default/web", "192.0.2.10"),
+                // another object asking for web's claim name
+                ep("a-web.squat.test", "A", "service/attacker/squat", "192.0.2.66"));
+        var outcome = r.reconcile(desired);
+        assertEquals(List.of("192.0.2.10"), bind.dig("web.squat.test", "A"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web\""),
+                bind.dig("a-web.squat.test", "TXT"));
+        assertEquals(List.of(), bind.dig("a-web.squat.test", "A"), "the squatter got nothing");
+        assertEquals(List.of("service/attacker/squat"), outcome.problems().stream().map(p -> p.resourceKey()).toList());
+        assertEquals("Conflict", outcome.problems().get(0).reason());
+
+        // drift: the data record deleted by hand while its claim remains is recreated on the next pass
+        new TxtRegistry(bind.provider(List.of("squat.test")), "owner-1", TxtNameMapper.plain(), 0)
+                .apply(List.of(new RecordOp.DeleteRRset(Endpoint.of("web.squat.test", "A", 0))));
+        assertEquals(List.of(), bind.dig("web.squat.test", "A"));
+        r.reconcile(desired);
+        assertEquals(List.of("192.0.2.10"), bind.dig("web.squat.test", "A"), "repaired");
+        assertEquals(1, bind.dig("a-web.squat.test", "TXT").size(), "one claim, not two");
+    }
+
+    @Test
+    void anUnchangedZoneIsNotTransferredAgain() throws Exception {
+        var provider = bind.provider(List.of("serial.test"));
+        var r = new Reconciler(new TxtRegistry(provider, "owner-1", TxtNameMapper.plain(), 0), Policy.SYNC, DomainFilter.ALL, false);
+        var desired = Desired.of(ep("a.serial.test", "A", "service/default/a", "192.0.2.1"));
+        r.reconcile(desired);
+        assertEquals(1, provider.lastTransfers());
+        assertTrue(r.reconcile(desired).ops().isEmpty());
+        assertEquals(1, provider.lastTransfers(), "we wrote since the last read: transferred again");
+        assertTrue(r.reconcile(desired).ops().isEmpty());
+        assertEquals(0, provider.lastTransfers(), "serial unchanged since our last read: no AXFR");
+        // someone else changes the zone: the serial moves and the zone is read again
+        new TxtRegistry(bind.provider(List.of("serial.test")), "other", TxtNameMapper.plain(), 0)
+                .apply(List.of(new RecordOp.AddRecords(Endpoint.of("b.serial.test", "A", 60, "192.0.2.2"))));
+        r.reconcile(desired);
+        assertEquals(1, provider.lastTransfers());
     }
 }
