@@ -75,6 +75,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     private final List<Name> zones;
     private int lastUpdateMessages;
     private int lastTransfers;
+    private long lastReadBytes;
     /** Per zone: the SOA serial of our last AXFR and its records; dropped when we write to the zone. */
     private final Map<Name, ZoneCache> cache = new HashMap<>();
 
@@ -99,6 +100,11 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         return lastUpdateMessages;
     }
 
+    /** DNS message bytes the last {@link #records} received: the SOA answers plus any AXFR (record wire size). */
+    public long lastReadBytes() {
+        return lastReadBytes;
+    }
+
     /** How many AXFRs the last {@link #records} made (0 when every zone's serial was unchanged). */
     public int lastTransfers() {
         return lastTransfers;
@@ -108,6 +114,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     public synchronized List<Endpoint> records() throws ProviderException {
         var grouped = new LinkedHashMap<String, List<Record>>();
         lastTransfers = 0;
+        lastReadBytes = 0;
         for (Name zone : zones) {
             Optional<Long> serial = serial(zone);
             ZoneCache cached = cache.get(zone);
@@ -117,6 +124,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             } else {
                 zoneRecords = transfer(zone);
                 lastTransfers++;
+                for (Record r : zoneRecords) lastReadBytes += r.toWire(Section.ANSWER).length;
                 long transferred = zoneRecords.stream().filter(r -> r.getType() == Type.SOA).mapToLong(r -> ((org.xbill.DNS.SOARecord) r).getSerial()).findFirst().orElse(-1);
                 if (transferred >= 0) cache.put(zone, new ZoneCache(transferred, zoneRecords));
                 else cache.remove(zone);
@@ -164,6 +172,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             resolver.setTimeout(settings.timeout());
             settings.tsig().ifPresent(resolver::setTSIGKey);
             Message response = resolver.send(Message.newQuery(Record.newRecord(zone, Type.SOA, DClass.IN)));
+            lastReadBytes += response.toWire().length;
             if (response.getRcode() != Rcode.NOERROR || (settings.tsig().isPresent() && !response.isVerified())) {
                 return Optional.empty();
             }
