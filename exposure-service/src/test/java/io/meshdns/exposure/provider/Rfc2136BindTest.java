@@ -38,12 +38,20 @@ class Rfc2136BindTest {
             a-stolen IN TXT "heritage=external-dns,external-dns/owner=someone-else,external-dns/resource=service/x/y"
             """;
 
+    /** Exactly what ExternalDNS v0.22's rfc2136 provider leaves in a zone (typed TXT only, min-ttl 0 so TTL 0 everywhere). */
+    static final String EXTERNAL_DNS_V022 = """
+            web 0 IN A 203.0.113.20
+            a-web 0 IN TXT "heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web"
+            api 0 IN A 203.0.113.30
+            a-api 0 IN TXT "heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/api"
+            """;
+
     static BindServer bind;
 
     @BeforeAll
     static void start() throws Exception {
         bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test",
-                "isolation.test", "serial.test", "squat.test"));
+                "isolation.test", "serial.test", "squat.test", "shop.test"));
         bind.start(FOREIGN);
     }
 
@@ -307,5 +315,38 @@ class Rfc2136BindTest {
                 .apply(List.of(new RecordOp.AddRecords(Endpoint.of("b.serial.test", "A", 60, "192.0.2.2"))));
         r.reconcile(desired);
         assertEquals(1, provider.lastTransfers());
+    }
+
+    @Test
+    void takeOverOfAnExternalDnsV022ZoneWritesNothingAndThenOnlyTheChangedRecord() throws Exception {
+        // the zone file of shop.test is written by start(); seed it the way ExternalDNS left it
+        // the provider as meshdns.exposure.provider=rfc2136 builds it: no default-ttl set = ExternalDNS's 0
+        var provider = new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider(new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider.Settings(
+                "127.0.0.1", bind.port(), List.of("shop.test"), java.util.Optional.of(bind.tsig()), java.time.Duration.ofSeconds(10),
+                io.meshdns.exposure.provider.rfc2136.Rfc2136ProviderFactory.EXTERNAL_DNS_DEFAULT_TTL));
+        var seed = new TxtRegistry(provider, "seed", TxtNameMapper.plain(), 0);
+        var seeded = new java.util.ArrayList<RecordOp>();
+        for (String line : EXTERNAL_DNS_V022.strip().split("\n")) {
+            String[] p = line.trim().split("\\s+", 5);
+            String value = p[4].replace("\"", "");
+            seeded.add(new RecordOp.AddRecords(Endpoint.of(p[0] + ".shop.test", p[3], 0, value)));
+        }
+        seed.apply(seeded);
+        var before = bind.digAxfr("shop.test").stream().filter(l -> !l.contains(" SOA ")).toList();
+        assertTrue(before.contains("a-web.shop.test. 0 IN TXT \"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web\""), before.toString());
+
+        var r = new Reconciler(new TxtRegistry(provider, "ext", TxtNameMapper.plain(), 0), Policy.SYNC, DomainFilter.ALL, false);
+        var desired = Desired.of(ep("web.shop.test", "A", "service/shop/web", "203.0.113.20").withTtl(0),
+                ep("api.shop.test", "A", "service/shop/api", "203.0.113.30").withTtl(0));
+        var takeover = r.reconcile(desired);
+        assertTrue(takeover.ops().isEmpty(), "no UPDATE at take-over: " + takeover.ops());
+
+        r.reconcile(Desired.of(ep("web.shop.test", "A", "service/shop/web", "203.0.113.21").withTtl(0),
+                ep("api.shop.test", "A", "service/shop/api", "203.0.113.30").withTtl(0)));
+        var after = bind.digAxfr("shop.test").stream().filter(l -> !l.contains(" SOA ")).toList();
+        var gone = before.stream().filter(l -> !after.contains(l)).toList();
+        var added = after.stream().filter(l -> !before.contains(l)).toList();
+        assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.20"), gone, "only the changed data record differs");
+        assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.21"), added, "no external-dns/targets churn, TTL kept at 0");
     }
 }
