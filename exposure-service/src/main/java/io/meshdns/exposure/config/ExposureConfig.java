@@ -62,6 +62,12 @@ public interface ExposureConfig {
     /** TTL written when a record has none configured; unset = what ExternalDNS's provider of the same kind writes. */
     Optional<Long> defaultTtl();
 
+    /**
+     * Owner migration: old owner ids whose RRsets we take over, but only RRsets that are desired and
+     * inside the domain filters; nothing else of an old owner is ever changed or deleted.
+     */
+    Optional<List<String>> adoptOwners();
+
     /** service, ingress, crd (ExternalDNS --source). */
     @WithDefault("service,ingress,crd")
     List<String> sources();

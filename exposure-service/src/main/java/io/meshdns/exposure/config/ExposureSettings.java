@@ -20,7 +20,7 @@ import java.util.regex.PatternSyntaxException;
  */
 public record ExposureSettings(String ownerId, Policy policy, DomainFilter filter, boolean dryRun,
                                SourceSettings sources, Set<String> enabledSources, TxtNameMapper txtNames,
-                               List<Provider> providers) {
+                               List<Provider> providers, Set<String> adoptOwners) {
 
     /** @param factories every registered provider kind; the one {@code meshdns.exposure.provider} names builds the targets */
     public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories) {
@@ -52,12 +52,21 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
                 throw new IllegalArgumentException("meshdns.exposure.default-ttl: " + t + " out of range 0.." + io.meshdns.exposure.endpoint.Endpoint.MAX_TTL);
             }
         });
+        var adopt = new java.util.TreeSet<String>();
+        for (String o : c.adoptOwners().orElse(List.of())) {
+            String t = o.trim();
+            if (t.isEmpty()) continue;
+            if (t.equals(owner) || t.contains(",") || t.contains("=")) {
+                throw new IllegalArgumentException("meshdns.exposure.adopt-owners: '" + t + "' must be another owner id (free of ',' and '=')");
+            }
+            adopt.add(t);
+        }
         var context = new ProviderContext(owner, filter, c.dryRun(), c.defaultTtl());
         List<Provider> providers = Providers.create(factories, c.provider(), context);
         return new ExposureSettings(owner, policy, filter, c.dryRun(),
                 new SourceSettings(c.defaultDomain().map(d -> d.endsWith(".") ? d.substring(0, d.length() - 1) : d),
                         c.publishClusterIp(), c.fqdnTemplate()),
-                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers));
+                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt));
     }
 
     private static Optional<Pattern> regex(String key, Optional<String> value) {

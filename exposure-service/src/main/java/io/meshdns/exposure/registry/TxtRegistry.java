@@ -69,6 +69,14 @@ public final class TxtRegistry {
     private final long claimTtl;
 
     public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl) {
+        this(provider, ownerId, mapper, claimTtl, Set.of());
+    }
+
+    /**
+     * @param adoptOwners meshdns.exposure.adopt-owners: old owner ids whose claims are replaced by ours
+     *     when we write an RRset the plan gave us (the reconciler decides which: only desired ones)
+     */
+    public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl, Set<String> adoptOwners) {
         if (ownerId == null || ownerId.isBlank() || ownerId.contains(",") || ownerId.contains("=")) {
             throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
         }
@@ -76,6 +84,34 @@ public final class TxtRegistry {
         this.ownerId = ownerId;
         this.mapper = mapper;
         this.claimTtl = claimTtl;
+        this.adoptOwners = Set.copyOf(adoptOwners);
+    }
+
+    private final Set<String> adoptOwners;
+
+    public Set<String> adoptOwners() {
+        return adoptOwners;
+    }
+
+    /** Our claim, or an adopted old owner's claim on an RRset we write. */
+    private boolean mine(OwnershipClaim c) {
+        return c.owner().equals(ownerId) || adoptOwners.contains(c.owner());
+    }
+
+    /**
+     * Pure: the claim-only operations that move an adopted RRset (a desired RRset whose claim names an
+     * old owner, data unchanged) to our owner id; the data records are not touched.
+     */
+    public Unit adoption(View view, Endpoint adopted) {
+        var ops = new ArrayList<RecordOp>();
+        RRsetState state = state(view, adopted);
+        String typed = mapper.typedName(adopted.dnsName(), adopted.recordType());
+        var old = ourClaimTexts(state, true);
+        String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
+        var stale = old.stream().filter(t -> !t.equals(claim)).toList();
+        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
+        if (!old.contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        return new Unit("ADOPT", adopted, ops);
     }
 
     public String ownerId() {
@@ -240,7 +276,7 @@ public final class TxtRegistry {
         RRsetState state = state(view, wanted);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !c.owner().equals(ownerId));
+                .anyMatch(c -> !mine(c));
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
@@ -252,7 +288,7 @@ public final class TxtRegistry {
             ops.add(new RecordOp.ReplaceRRset(data));
         }
         Optional<OwnershipClaim> ourClaim = state == null ? Optional.empty() : state.typedClaims().values().stream()
-                .filter(c -> c.owner().equals(ownerId)).findFirst();
+                .filter(c -> mine(c)).findFirst();
         boolean share = SHAREABLE.contains(wanted.recordType()) && (othersPresent
                 || ourClaim.map(OwnershipClaim::shared).orElse(false)
                 || "true".equals(wanted.providerSpecific().get(SHARED_PROPERTY)));
@@ -269,7 +305,7 @@ public final class TxtRegistry {
         RRsetState state = state(view, ours);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !c.owner().equals(ownerId));
+                .anyMatch(c -> !mine(c));
         Endpoint data = ours.withLabels(Map.of());
         if (ours.recordType().equals("TXT") || othersPresent) {
             var remove = ours.targets().stream().filter(t -> !othersTargets.contains(t)).toList();
@@ -283,7 +319,7 @@ public final class TxtRegistry {
             // the legacy claim covers every type at the name: remove it only with the last of our RRsets there
             var legacy = ourClaimTexts(state, false);
             boolean lastAtName = view.states().values().stream().noneMatch(s -> s != state
-                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> c.owner().equals(ownerId)));
+                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> mine(c)));
             if (!legacy.isEmpty() && lastAtName) ops.add(new RecordOp.DeleteRecords(txt(state.legacyName(), legacy.toArray(String[]::new))));
         }
     }
@@ -302,7 +338,7 @@ public final class TxtRegistry {
         var s = new TreeSet<String>();
         if (state == null) return s;
         for (OwnershipClaim c : state.effectiveClaims().values()) {
-            if (!c.owner().equals(ownerId)) s.addAll(c.targets().orElse(state.data().targets()));
+            if (!mine(c)) s.addAll(c.targets().orElse(state.data().targets()));
         }
         return s;
     }
@@ -312,7 +348,7 @@ public final class TxtRegistry {
         var claims = typed ? state.typedClaims() : state.legacyClaims();
         var out = new LinkedHashSet<String>();
         claims.forEach((text, c) -> {
-            if (c.owner().equals(ownerId)) out.add(text);
+            if (mine(c)) out.add(text);
         });
         return List.copyOf(out);
     }

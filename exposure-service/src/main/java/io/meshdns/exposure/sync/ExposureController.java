@@ -65,7 +65,7 @@ public class ExposureController {
         var list = new ArrayList<Reconciler>();
         for (Provider provider : settings.providers()) {
             // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
-            var registry = new TxtRegistry(provider, settings.ownerId(), settings.txtNames(), 0);
+            var registry = new TxtRegistry(provider, settings.ownerId(), settings.txtNames(), 0, settings.adoptOwners());
             list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames()));
         }
         reconcilers = List.copyOf(list);

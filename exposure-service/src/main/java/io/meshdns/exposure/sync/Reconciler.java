@@ -81,9 +81,38 @@ public final class Reconciler {
                 .filter(e -> providerFilter.map(f -> f.matches(e.dnsName())).orElse(true)).toList();
         wanted = refuseSquatters(wanted, current, problems);
         if (!wanted.isEmpty()) wanted = registry.provider().adjust(wanted);
+        // adopt-owners: an old owner's RRset becomes ours only when it is desired and inside the filters;
+        // everything else of the old owner stays foreign, so nothing of it is ever deleted
+        var wantedKeys = new HashSet<Endpoint.Key>();
+        wanted.forEach(e -> wantedKeys.add(e.key()));
+        var adopted = new LinkedHashMap<Endpoint, String>();
+        if (!registry.adoptOwners().isEmpty()) {
+            var relabelled = new ArrayList<Endpoint>(current.size());
+            for (Endpoint e : current) {
+                if (registry.adoptOwners().contains(e.owner()) && !e.shared() && wantedKeys.contains(e.key()) && filter.matches(e.dnsName())) {
+                    Endpoint ours = e.withLabel(Endpoint.OWNER_LABEL, registry.ownerId());
+                    relabelled.add(ours);
+                    adopted.put(ours, e.owner());
+                } else {
+                    relabelled.add(e);
+                }
+            }
+            current = relabelled;
+        }
         Plan.Result result = Plan.calculate(new Plan.Input(current, wanted, policy, filter,
                 registry.ownerId(), desired.erroredResources()));
-        List<TxtRegistry.Unit> units = registry.units(view, result.changes());
+        List<TxtRegistry.Unit> units = new ArrayList<>(registry.units(view, result.changes()));
+        var updated = new HashSet<Endpoint.Key>();
+        result.changes().updateNew().forEach(e -> updated.add(e.key()));
+        for (var a : adopted.entrySet()) {
+            Endpoint ours = a.getKey();
+            if (updated.contains(ours.key())) continue; // the update writes our claim already
+            final List<Endpoint> w = wanted;
+            Endpoint withResource = w.stream().filter(x -> x.key().equals(ours.key())).findFirst()
+                    .map(x -> ours.withLabel(Endpoint.RESOURCE_LABEL, x.resource())).orElse(ours);
+            units.add(registry.adoption(view, withResource));
+            LOG.infof("[%s] %sADOPT %s %s from owner %s", target(), dryRun ? "DRY-RUN " : "", ours.dnsName(), ours.recordType(), a.getValue());
+        }
         var ops = new ArrayList<RecordOp>();
         units.forEach(u -> ops.addAll(u.ops()));
         result.conflicts().forEach(c -> LOG.debugf("[%s] %s", target(), c));

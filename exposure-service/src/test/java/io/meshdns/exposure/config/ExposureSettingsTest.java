@@ -84,6 +84,7 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.owner-id", Map.of("meshdns.exposure.owner-id", "a,b"));
         failsNaming("meshdns.exposure.sources", Map.of("meshdns.exposure.sources", "service,gateway"));
         failsNaming("meshdns.exposure.default-ttl", Map.of("meshdns.exposure.default-ttl", "4294967295"));
+        failsNaming("meshdns.exposure.adopt-owners", Map.of("meshdns.exposure.owner-id", "me", "meshdns.exposure.adopt-owners", "old,me"));
         failsNaming("meshdns.exposure.rfc2136.min-ttl", Map.of("meshdns.exposure.rfc2136.min-ttl", "-5s"));
         failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook"));
         failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook", "meshdns.exposure.webhook.url", "ftp://x"));

@@ -51,7 +51,7 @@ class Rfc2136BindTest {
     @BeforeAll
     static void start() throws Exception {
         bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test",
-                "isolation.test", "serial.test", "squat.test", "shop.test"));
+                "isolation.test", "serial.test", "squat.test", "shop.test", "adopt.test"));
         bind.start(FOREIGN);
     }
 
@@ -348,5 +348,35 @@ class Rfc2136BindTest {
         var added = after.stream().filter(l -> !before.contains(l)).toList();
         assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.20"), gone, "only the changed data record differs");
         assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.21"), added, "no external-dns/targets churn, TTL kept at 0");
+    }
+
+    @Test
+    void adoptOwnersTakesOnlyDesiredRecordsAndNeverDeletesTheRest() throws Exception {
+        var old = new TxtRegistry(bind.provider(List.of("adopt.test")), "old-id", TxtNameMapper.plain(), 0);
+        var oldR = new Reconciler(old, Policy.SYNC, DomainFilter.ALL, false);
+        oldR.reconcile(Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"),
+                ep("other.adopt.test", "A", "service/default/other", "192.0.2.2")));
+        var before = bind.digAxfr("adopt.test");
+
+        var newReg = new TxtRegistry(bind.provider(List.of("adopt.test")), "new-id", TxtNameMapper.plain(), 0, Set.of("old-id"));
+        var desired = Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"));
+        // first in dry-run: the plan is shown, nothing written
+        var dry = new Reconciler(newReg, Policy.SYNC, DomainFilter.ALL, true).reconcile(desired);
+        assertEquals(2, dry.ops().size(), "claim swap planned: " + dry.ops());
+        assertEquals(before, bind.digAxfr("adopt.test"));
+
+        var r = new Reconciler(newReg, Policy.SYNC, DomainFilter.ALL, false);
+        r.reconcile(desired);
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=new-id,external-dns/resource=service/default/keep\""),
+                bind.dig("a-keep.adopt.test", "TXT"));
+        assertEquals(List.of("192.0.2.1"), bind.dig("keep.adopt.test", "A"), "data untouched");
+        // the old owner's record that is not desired stays, with its claim, even under sync
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.adopt.test", "A"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=old-id,external-dns/resource=service/default/other\""),
+                bind.dig("a-other.adopt.test", "TXT"));
+        assertTrue(r.reconcile(desired).ops().isEmpty(), "adopted: converged");
+        r.reconcile(Desired.of());
+        assertEquals(List.of(), bind.dig("keep.adopt.test", "A"), "now ours: sync deletes it");
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.adopt.test", "A"), "never the old owner's");
     }
 }
