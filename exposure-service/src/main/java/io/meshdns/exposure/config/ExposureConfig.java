@@ -68,6 +68,13 @@ public interface ExposureConfig {
      */
     Optional<List<String>> adoptOwners();
 
+    /** YAML/JSON manifests (Services, Nodes, EndpointSlices, Ingresses, DNSEndpoints) read instead of a cluster. */
+    Optional<List<String>> manifestDirs();
+
+    /** One pass, print the plan, exit with a status (0 ok, 1 a target failed, 2 objects with problems). */
+    @WithDefault("false")
+    boolean once();
+
     /** service, ingress, crd (ExternalDNS --source). */
     @WithDefault("service,ingress,crd")
     List<String> sources();

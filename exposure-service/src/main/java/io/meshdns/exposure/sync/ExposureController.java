@@ -41,7 +41,7 @@ public class ExposureController {
 
     private ExposureSettings settings;
     private List<Reconciler> reconcilers = List.of();
-    private KubernetesSources sources;
+    private DesiredSources sources;
     private ExposureMetrics metrics;
     private PassScheduler scheduler;
     private LeaderGate gate;
@@ -70,10 +70,32 @@ public class ExposureController {
         }
         reconcilers = List.copyOf(list);
         metrics = new ExposureMetrics(meterRegistry);
-        reporter = new ProblemReporter(client);
+        boolean cluster = config.manifestDirs().map(List::isEmpty).orElse(true);
+        if (!cluster) {
+            var dirs = new ArrayList<java.nio.file.Path>();
+            for (String d : config.manifestDirs().get()) {
+                var path = java.nio.file.Path.of(d.trim());
+                if (!java.nio.file.Files.isDirectory(path)) {
+                    throw new IllegalArgumentException("meshdns.exposure.manifest-dirs: '" + d + "' is not a directory");
+                }
+                dirs.add(path);
+            }
+            sources = new ManifestSources(dirs, settings.sources(), settings.enabledSources());
+        }
+        if (config.once()) {
+            if (sources == null) sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> { });
+            int status = OncePass.run(sources, reconcilers, settings.dryRun(), System.out);
+            sources.close();
+            LOG.infof("exposure-service: one pass done, exit status %d", status);
+            io.quarkus.runtime.Quarkus.asyncExit(status);
+            return;
+        }
+        reporter = new ProblemReporter(cluster ? client : null);
         scheduler = new PassScheduler(config.interval(), this::pass);
-        gate = new LeaderGate(client, config.leaderElection(), scheduler.executor(), () -> scheduler.trigger(Duration.ZERO));
-        sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> scheduler.trigger(config.debounce()));
+        gate = new LeaderGate(client, config.leaderElection(), cluster, scheduler.executor(), () -> scheduler.trigger(Duration.ZERO));
+        if (sources == null) {
+            sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> scheduler.trigger(config.debounce()));
+        }
         scheduler.execute(this::startSources);
         gate.start();
         scheduler.start();

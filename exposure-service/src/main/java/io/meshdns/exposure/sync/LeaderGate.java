@@ -29,16 +29,21 @@ final class LeaderGate implements AutoCloseable {
     private volatile boolean closed;
     private CompletableFuture<?> election;
 
-    LeaderGate(KubernetesClient client, ExposureConfig.LeaderElection config, ScheduledExecutorService executor, Runnable onGained) {
+    private final boolean enabled;
+
+    /** @param enabled false without a cluster (manifests): the gate is always open */
+    LeaderGate(KubernetesClient client, ExposureConfig.LeaderElection config, boolean enabled, ScheduledExecutorService executor,
+               Runnable onGained) {
         this.client = client;
         this.config = config;
+        this.enabled = enabled && config.enabled();
         this.executor = executor;
         this.onGained = onGained;
-        this.leader = !config.enabled();
+        this.leader = !this.enabled;
     }
 
     void start() {
-        if (config.enabled()) stand();
+        if (enabled) stand();
     }
 
     boolean isLeader() {
