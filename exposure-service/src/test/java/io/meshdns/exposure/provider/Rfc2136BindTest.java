@@ -95,6 +95,8 @@ class Rfc2136BindTest {
         var first = r.reconcile(desired);
         assertEquals(6, first.changes().create().size(), first.changes().describe());
         assertEquals(2, first.ownerMismatches(), "foreign and stolen are not ours");
+        assertEquals(java.util.Set.of("service/default/foreign", "service/default/stolen"), java.util.Set.copyOf(first.problems().stream()
+                .filter(p -> p.reason().equals("Conflict")).map(p -> p.resourceKey()).toList()), "a Conflict for each object left out");
 
         assertEquals(List.of("192.0.2.1", "192.0.2.2"), bind.dig("web.example.org", "A"));
         assertEquals(List.of("2001:db8::1"), bind.dig("web.example.org", "AAAA"));
