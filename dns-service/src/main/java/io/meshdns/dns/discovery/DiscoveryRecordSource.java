@@ -228,6 +228,11 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         return follower.version();
     }
 
+    /** Whether the feed from discovery-service is connected now (the status page; the gauge exports the same). */
+    public boolean isConnected() {
+        return connectedGauge.get() == 1;
+    }
+
     @Override
     public void connected(boolean up) {
         connectedGauge.set(up ? 1 : 0);

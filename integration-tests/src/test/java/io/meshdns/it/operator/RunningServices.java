@@ -48,6 +48,7 @@ final class RunningServices implements AutoCloseable {
         client = kubernetes.createClient();
         discovery = start("discovery-service", Map.of(
                 "meshdns.discovery.enabled-local-cluster", "false",
+                "meshdns.discovery.cluster-name", "east",
                 "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters").toString(),
                 "meshdns.discovery.shared-token", TOKEN,
                 "meshdns.discovery.vip-file", state.resolve("vips.txt").toString()));
