@@ -7,6 +7,7 @@ import io.quarkus.runtime.ApplicationLifecycleManager;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.util.Optional;
@@ -26,6 +27,7 @@ public class DiscoveryServiceMain {
     }
 
     /** Runs until the service is asked to stop; what the framework's generated main does, plus releasing stderr. */
+    @RegisterForReflection // the lifecycle manager instantiates it by its class
     public static class Running implements QuarkusApplication {
         @Override
         public int run(String... args) {
