@@ -74,6 +74,14 @@ public class SnapshotStore {
         return lastSwap;
     }
 
+    /** The id of the source that holds zone {@code origin} ({@code zone-file:…}, {@code discovery:…}, …), or null. */
+    public synchronized String sourceOfZone(org.xbill.DNS.Name origin) {
+        for (Map.Entry<String, SourceContent> e : contentBySource.entrySet()) {
+            if (e.getValue().zone(origin) != null) return e.getKey();
+        }
+        return null;
+    }
+
     /** The record sources registered so far, in registration order. */
     public List<RecordSource> sources() {
         return List.copyOf(sources);
