@@ -8,6 +8,7 @@ import io.meshdns.dns.fastpath.CacheReplay;
 import io.meshdns.dns.forward.UpstreamForwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.metrics.QueryBits;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -120,7 +121,8 @@ public class RequestProcessor {
             }
             int rcode = response[3] & 0x0F; // the cache's answer now, which may differ from the remembered one
             if (rcode != e.rcode()) {
-                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started);
+                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started,
+                        packet.length, response.length, QueryBits.dnssecOk(packet));
                 return response;
             }
         }
@@ -129,7 +131,7 @@ public class RequestProcessor {
             meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
             e.meters(ipv6, meters);
         }
-        meters.record(System.nanoTime() - started);
+        meters.record(System.nanoTime() - started, packet.length, response.length, QueryBits.dnssecOk(packet));
         return response;
     }
 
@@ -154,7 +156,8 @@ public class RequestProcessor {
             metrics.malformed();
             byte[] formerr = formErr(packet);
             send.accept(formerr);
-            metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR, System.nanoTime() - started);
+            metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR, System.nanoTime() - started,
+                    packet.length, formerr.length, false);
             return;
         }
         int opcode = query.getHeader().getOpcode();
@@ -188,6 +191,7 @@ public class RequestProcessor {
         handler.handle(query, packet, client).whenComplete((reply, error) -> {
             if (error != null || reply == null) {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
+                metrics.panic();
                 reply = servFail(query);
             }
             complete(query, packet, snapshot, meshIndex, client, reply, started, send);
@@ -201,6 +205,7 @@ public class RequestProcessor {
             wire = encoder.encode(reply.response(), encoder.limitFor(query, client.transport()));
         } catch (RuntimeException e) {
             LOG.errorf(e, "cannot encode the response to %s", query.getQuestion());
+            metrics.panic();
             reply = servFail(query);
             wire = reply.response().toWire();
         }
@@ -221,7 +226,7 @@ public class RequestProcessor {
         long nanos = System.nanoTime() - started;
         Record q = query.getQuestion();
         metrics.request(reply.zone(), client.transport().label(), client.ipv6(), q == null ? 0 : q.getType(),
-                reply.response().getRcode(), nanos);
+                reply.response().getRcode(), nanos, packet.length, wire.length, QueryBits.dnssecOk(packet));
         if (queryLog) {
             QueryLog.log(client, query, packet.length, reply.response(), wire.length, nanos);
         }
