@@ -21,6 +21,8 @@ public class DnsServer {
     private static final Logger LOG = Logger.getLogger(DnsServer.class);
     /** Startup order: record sources observe StartupEvent before this (lower number first). */
     public static final int STARTUP_PRIORITY = 2000;
+    /** Shutdown order: the listeners drain and close first; observers with a higher number run after. */
+    public static final int SHUTDOWN_PRIORITY = 1000;
 
     @Inject
     Vertx vertx;
@@ -34,6 +36,8 @@ public class DnsServer {
     DnsMetrics metrics;
     @Inject
     ListenerMetrics listenerMetrics;
+    @Inject
+    jakarta.enterprise.inject.Instance<BindAddressSource> bindAddressSources;
 
     private ServerSettings settings;
     private volatile ListenerLifecycle listeners;
@@ -41,6 +45,12 @@ public class DnsServer {
     /** Validates the listener config first of all, so a bad key fails the start before any file is read. */
     void validate(@Observes @Priority(10) StartupEvent event) {
         settings = ServerSettings.from(config);
+        for (BindAddressSource source : bindAddressSources) {
+            java.util.Optional<String> address = source.bindAddress();
+            if (address.isPresent()) {
+                settings = settings.withBindAddress(address.get());
+            }
+        }
         udpReceiveBuffer();
         ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
         ListenerLifecycle.checkReusePort(vertx, settings);
@@ -63,7 +73,8 @@ public class DnsServer {
                 port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
     }
 
-    void onStop(@Observes ShutdownEvent event) {
+    /** Before the default priority, so whatever the listeners need (the node-local interface) is removed after them. */
+    void onStop(@Observes @Priority(SHUTDOWN_PRIORITY) ShutdownEvent event) {
         if (listeners != null) {
             listeners.stop();
         }

@@ -59,6 +59,16 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
                 payload, limits, reusePort, drain, config.queryLog());
     }
 
+    /** These settings with the listeners on {@code address} (a literal validated by its owner). */
+    public ServerSettings withBindAddress(String address) {
+        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(address);
+        if (bytes == null) {
+            throw new IllegalArgumentException(address + " is not an address literal");
+        }
+        return new ServerSettings(address, bytes.length == 16, port, acl, allowedClients, maxUdpPayload, tcp, reusePort,
+                drain, queryLog);
+    }
+
     /** The idle timeout of TCP connections (RFC 7766 section 6.2.3). */
     public Duration tcpIdleTimeout() {
         return tcp.idleTimeout();
@@ -76,7 +86,7 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
         throw new InvalidConfigException(key, "'" + value + "' is neither true nor false");
     }
 
-    static int parseInt(String key, String value, int min, int max) {
+    public static int parseInt(String key, String value, int min, int max) {
         int parsed;
         try {
             parsed = Integer.parseInt(value.trim());
