@@ -28,8 +28,17 @@ final class NodeLocalNetwork {
         List<String> added = new ArrayList<>();
         CommandRunner.Result link = runner.run(rules.showLink());
         if (!link.ok()) {
-            must(rules.addLink());
-            added.add("interface " + settings.interfaceName());
+            CommandRunner.Result dummy = runner.run(rules.addLink());
+            if (dummy.ok()) {
+                added.add("interface " + settings.interfaceName());
+            } else if (dummy.output().contains("Unknown device type")) {
+                LOG.warnf("node-local: this kernel has no dummy interfaces; %s is an empty bridge instead", settings.interfaceName());
+                must(rules.addLink("bridge"));
+                added.add("interface " + settings.interfaceName() + " (bridge)");
+            } else {
+                throw new IllegalStateException("'" + rules.addLink() + "' failed (exit " + dummy.exitCode() + "): "
+                        + dummy.output().trim());
+            }
             link = runner.run(rules.showLink());
         }
         if (!rules.isUp(link.output())) {

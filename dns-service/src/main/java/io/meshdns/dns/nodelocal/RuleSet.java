@@ -39,8 +39,17 @@ public final class RuleSet {
         return Command.of("ip", "-o", "link", "show", "dev", settings.interfaceName());
     }
 
+    /** A dummy interface: a place for a local address that carries no traffic of its own. */
     public Command addLink() {
-        return Command.of("ip", "link", "add", settings.interfaceName(), "type", "dummy");
+        return addLink("dummy");
+    }
+
+    /**
+     * {@code kind} "bridge" (with no ports) is the stand-in where the kernel has no dummy driver
+     * (CONFIG_DUMMY unset, as in some minimal VM kernels): it holds a local address the same way.
+     */
+    public Command addLink(String kind) {
+        return Command.of("ip", "link", "add", settings.interfaceName(), "type", kind);
     }
 
     public Command linkUp() {

@@ -46,7 +46,7 @@ class ZeroGapRestartTest {
                 Thread.sleep(1000);
                 assertEquals(port, b.awaitPort(LogLines.DNS_SERVICE_PORT, START), b.output());
                 long term = System.nanoTime();
-                new ProcessBuilder("kill", "-TERM", String.valueOf(a.pid())).start().waitFor(5, TimeUnit.SECONDS);
+                a.terminate();
                 int exit = a.awaitExit(Duration.ofSeconds(20));
                 assertTrue(exit == 0 || exit == 143, "A's exit on SIGTERM: " + exit + "\n" + a.output());
                 long drained = (System.nanoTime() - term) / 1_000_000;
