@@ -6,6 +6,7 @@ import io.smallrye.config.WithName;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Listener settings: where dns-service listens, who may ask, and the transport limits. */
 @ConfigMapping(prefix = "meshdns.dns")
@@ -49,10 +50,10 @@ public interface ServerConfig {
 
     /**
      * On SIGTERM keep answering this long before the listeners close (0 = close at once): the time a
-     * replacement sharing the port through {@code reuse-port} needs to take over.
+     * replacement sharing the port through {@code reuse-port} needs to take over. Unset: 5s with
+     * reuse-port, 0 without (nothing can take over, and a stand-alone binary should stop at Ctrl-C).
      */
-    @WithDefault("5s")
-    String drain();
+    Optional<String> drain();
 
     Edns edns();
 

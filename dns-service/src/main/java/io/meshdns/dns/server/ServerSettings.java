@@ -23,6 +23,8 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
 
     /** RFC 6891: a requestor's payload size below 512 is treated as 512. */
     public static final int MIN_UDP_PAYLOAD = 512;
+    /** The drain when reuse-port is on and {@code meshdns.dns.drain} is not set. */
+    public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(5);
 
     public static ServerSettings from(ServerConfig config) {
         String bind = config.bindAddress().trim();
@@ -54,7 +56,8 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
                 parseDuration(ServerConfig.TCP_MAX_CONNECTION_AGE, tcp.maxConnectionAge()),
                 parseInt(ServerConfig.TCP_OUTPUT_BUFFER, tcp.outputBuffer(), 4096, 64 * 1024 * 1024));
         boolean reusePort = parseBoolean(ServerConfig.REUSE_PORT, config.reusePort());
-        Duration drain = parseDuration(ServerConfig.DRAIN, config.drain(), true);
+        Duration drain = config.drain().map(d -> parseDuration(ServerConfig.DRAIN, d, true))
+                .orElse(reusePort ? DEFAULT_DRAIN : Duration.ZERO);
         return new ServerSettings(bind, bindBytes.length == 16, port, new ClientAcl(cidrs), List.copyOf(cidrs),
                 payload, limits, reusePort, drain, config.queryLog());
     }

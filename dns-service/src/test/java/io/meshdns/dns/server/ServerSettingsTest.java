@@ -18,7 +18,7 @@ class ServerSettingsTest {
     record Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle,
                   String reuse, String drainValue, String maxAge) implements ServerConfig {
         Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle) {
-            this(bindAddress, port, allowedClients, payload, idle, "false", "5s", "2m");
+            this(bindAddress, port, allowedClients, payload, idle, "false", null, "2m");
         }
 
         @Override
@@ -62,8 +62,8 @@ class ServerSettingsTest {
         }
 
         @Override
-        public String drain() {
-            return drainValue;
+        public java.util.Optional<String> drain() {
+            return java.util.Optional.ofNullable(drainValue);
         }
 
         @Override
@@ -134,7 +134,9 @@ class ServerSettingsTest {
     void listenerLifecycleKeys() {
         ServerSettings defaults = ServerSettings.from(valid());
         assertFalse(defaults.reusePort());
-        assertEquals(Duration.ofSeconds(5), defaults.drain());
+        assertEquals(Duration.ZERO, defaults.drain(), "without reuse-port nothing takes over: stop at once");
+        assertEquals(Duration.ofSeconds(5), ServerSettings.from(new Config("127.0.0.1", "53", List.of(), "1232", "10s",
+                "true", null, "2m")).drain(), "with reuse-port the default drain");
         assertEquals(Duration.ofMinutes(2), defaults.tcp().maxConnectionAge());
         assertEquals(1024, defaults.tcp().maxConnections());
         assertEquals(32, defaults.tcp().maxConnectionsPerClient());
