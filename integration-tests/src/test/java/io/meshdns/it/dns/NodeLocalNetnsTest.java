@@ -45,30 +45,9 @@ class NodeLocalNetnsTest {
         String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + mode.charAt(0);
         String node = "mdns-node-" + suffix;
         String pod = "mdns-pod-" + suffix;
-        Path podEtc = Path.of("/etc/netns", pod);
         try {
-            must("ip", "netns", "add", node);
-            must("ip", "netns", "add", pod);
-            // Created inside the namespaces: the veth never exists in the machine's own network namespace.
-            must("ip", "-n", node, "link", "add", "mdv" + suffix, "type", "veth", "peer", "name", "mdp" + suffix, "netns", pod);
-            must("ip", "-n", node, "addr", "add", "10.250.0.1/30", "dev", "mdv" + suffix);
-            must("ip", "-n", pod, "addr", "add", "10.250.0.2/30", "dev", "mdp" + suffix);
-            for (String[] up : new String[][] {{node, "lo"}, {pod, "lo"}, {node, "mdv" + suffix}, {pod, "mdp" + suffix}}) {
-                must("ip", "-n", up[0], "link", "set", "dev", up[1], "up");
-            }
-            must("ip", "-n", pod, "route", "add", ADDRESS + "/32", "via", "10.250.0.1");
-            // ip netns exec bind-mounts /etc/netns/<name>/resolv.conf over /etc/resolv.conf: the pod's resolver.
-            Files.createDirectories(podEtc);
-            Files.writeString(podEtc.resolve("resolv.conf"), "nameserver " + ADDRESS + "\noptions timeout:2 attempts:2\n");
-
-            try (QuarkusJarProcess dns = QuarkusJarProcess.module("dns-service").commandPrefix("ip", "netns", "exec", node)
-                    .jvmOptions(QuarkusJarProcess.FAST_START_JVM)
-                    .properties("quarkus.http.host=127.0.0.1", "quarkus.http.port=0", "meshdns.dns.port=53",
-                            "meshdns.dns.zone-files=examples/zones/mesh.example.zone", "meshdns.dns.upstreams=127.0.0.1:9",
-                            "meshdns.dns.allowed-clients=10.250.0.0/30,127.0.0.0/8", "meshdns.dns.drain=0s",
-                            "meshdns.dns.node-local.enabled=true", "meshdns.dns.node-local.rules=" + mode,
-                            "meshdns.dns.node-local.check-interval=1s")
-                    .start()) {
+            namespaces(node, pod, suffix);
+            try (QuarkusJarProcess dns = dnsService(node, mode).start()) {
                 dns.awaitLine(LISTENING, Duration.ofSeconds(60));
 
                 Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "registry.mesh.example", "A");
@@ -102,11 +81,76 @@ class NodeLocalNetnsTest {
             assertFalse(after.contains(ADDRESS), "rules left after SIGTERM:\n" + after);
             assertTrue(run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode != 0, "meshdns0 left after SIGTERM");
         } finally {
-            run("ip", "netns", "del", pod);
-            run("ip", "netns", "del", node);
-            Files.deleteIfExists(podEtc.resolve("resolv.conf"));
-            Files.deleteIfExists(podEtc);
+            cleanUp(node, pod);
         }
+    }
+
+    /**
+     * A DaemonSet upgrade with maxSurge 1 on a node-local node: the new pod binds beside the old one
+     * (reuse-port); the old one, stopped, must leave the interface and rules to the new one (the pod keeps
+     * resolving); the last one to stop removes them.
+     */
+    @org.junit.jupiter.api.Test
+    void anUpgradedInstanceKeepsTheAddressWhenTheOldOneStops() throws Exception {
+        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + "u";
+        String node = "mdns-node-" + suffix;
+        String pod = "mdns-pod-" + suffix;
+        try {
+            namespaces(node, pod, suffix);
+            try (QuarkusJarProcess old = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start();
+                 QuarkusJarProcess next = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start()) {
+                old.awaitLine(LISTENING, Duration.ofSeconds(60));
+                next.awaitLine(LISTENING, Duration.ofSeconds(60));
+                old.terminate();
+                old.awaitExit(Duration.ofSeconds(30));
+                old.awaitLine(Pattern.compile("another instance serves 169\\.254\\.20\\.10 port 53: keeping meshdns0"), Duration.ofSeconds(5));
+                assertTrue(rulesPresent(node, "iptables"), "rules kept for the new instance:\n" + listRules(node, "iptables"));
+                Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "registry.mesh.example", "A");
+                assertEquals("192.0.2.10", udp.output.trim(), "the pod still resolves, through the new instance");
+                next.terminate();
+                next.awaitExit(Duration.ofSeconds(30));
+                next.awaitLine(Pattern.compile("node-local: removed meshdns0 and its rules"), Duration.ofSeconds(5));
+            }
+            assertFalse(listRules(node, "iptables").contains(ADDRESS));
+        } finally {
+            cleanUp(node, pod);
+        }
+    }
+
+    private static QuarkusJarProcess.Launch dnsService(String node, String mode) {
+        return QuarkusJarProcess.module("dns-service").commandPrefix("ip", "netns", "exec", node)
+                .jvmOptions(QuarkusJarProcess.FAST_START_JVM)
+                .properties("quarkus.http.host=127.0.0.1", "quarkus.http.port=0", "meshdns.dns.port=53",
+                        "meshdns.dns.zone-files=examples/zones/mesh.example.zone", "meshdns.dns.upstreams=127.0.0.1:9",
+                        "meshdns.dns.allowed-clients=10.250.0.0/30,127.0.0.0/8", "meshdns.dns.drain=0s",
+                        "meshdns.dns.node-local.enabled=true", "meshdns.dns.node-local.rules=" + mode,
+                        "meshdns.dns.node-local.check-interval=1s");
+    }
+
+    /** The two namespaces, the veth between them (created inside them), the pod's route and resolv.conf. */
+    private static void namespaces(String node, String pod, String suffix) throws Exception {
+        must("ip", "netns", "add", node);
+        must("ip", "netns", "add", pod);
+        // Created inside the namespaces: the veth never exists in the machine's own network namespace.
+        must("ip", "-n", node, "link", "add", "mdv" + suffix, "type", "veth", "peer", "name", "mdp" + suffix, "netns", pod);
+        must("ip", "-n", node, "addr", "add", "10.250.0.1/30", "dev", "mdv" + suffix);
+        must("ip", "-n", pod, "addr", "add", "10.250.0.2/30", "dev", "mdp" + suffix);
+        for (String[] up : new String[][] {{node, "lo"}, {pod, "lo"}, {node, "mdv" + suffix}, {pod, "mdp" + suffix}}) {
+            must("ip", "-n", up[0], "link", "set", "dev", up[1], "up");
+        }
+        must("ip", "-n", pod, "route", "add", ADDRESS + "/32", "via", "10.250.0.1");
+        // ip netns exec bind-mounts /etc/netns/<name>/resolv.conf over /etc/resolv.conf: the pod's resolver.
+        Path podEtc = Path.of("/etc/netns", pod);
+        Files.createDirectories(podEtc);
+        Files.writeString(podEtc.resolve("resolv.conf"), "nameserver " + ADDRESS + "\noptions timeout:2 attempts:2\n");
+    }
+
+    private static void cleanUp(String node, String pod) throws Exception {
+        run("ip", "netns", "del", pod);
+        run("ip", "netns", "del", node);
+        Path podEtc = Path.of("/etc/netns", pod);
+        Files.deleteIfExists(podEtc.resolve("resolv.conf"));
+        Files.deleteIfExists(podEtc);
     }
 
     private static boolean rulesPresent(String node, String mode) throws Exception {
