@@ -87,6 +87,52 @@ public final class ImageHeapCheck {
         return urls.toArray(URL[]::new);
     }
 
+    /** Where dnsjava-native's build step lists what it classified, in every application that has it. */
+    public static final String DNSJAVA_LISTING = "META-INF/meshdns/dnsjava-native-classification.txt";
+
+    /**
+     * The dnsjava classes the application's build marked for run-time initialisation, read from the listing
+     * that dnsjava-native's build step wrote into it; fails if the listing is missing (the build step did not run).
+     */
+    public static Set<String> runtimeClassesListed(ClassLoader application) throws IOException {
+        URL listing = application.getResource(DNSJAVA_LISTING);
+        if (listing == null) {
+            throw new AssertionError(DNSJAVA_LISTING + " is not in the application: dnsjava-native's build step did not run");
+        }
+        Set<String> classes = new TreeSet<>();
+        try (var in = listing.openStream()) {
+            for (String line : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                if (line.startsWith("run-time ")) {
+                    classes.add(line.split(" ")[1]);
+                }
+            }
+        }
+        return classes;
+    }
+
+    /** Binary names of the classes in a jar whose names start with {@code prefix}. */
+    public static List<String> classesInJar(Path jar, String prefix) {
+        try (java.util.jar.JarFile j = new java.util.jar.JarFile(jar.toFile())) {
+            return j.stream().map(java.util.jar.JarEntry::getName)
+                    .filter(n -> n.endsWith(".class") && !n.startsWith("META-INF/")
+                            && !n.endsWith("module-info.class") && !n.endsWith("package-info.class"))
+                    .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
+                    .filter(n -> n.startsWith(prefix))
+                    .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * {@link #run} over one module's own classes ({@code classesDir}, names starting with {@code prefix}) on the
+     * test's class path (Surefire's {@code surefire.test.class.path}, else {@code java.class.path}).
+     */
+    public static Result runOnModule(Path classesDir, String prefix, Set<String> runtimeClasses) throws IOException {
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        return run(classPath(cp), classesUnder(classesDir, prefix), runtimeClasses, name -> false);
+    }
+
     /** Binary names of the classes under a class-output directory whose names start with {@code prefix}. */
     public static List<String> classesUnder(Path classesDir, String prefix) {
         try (Stream<Path> files = Files.walk(classesDir)) {

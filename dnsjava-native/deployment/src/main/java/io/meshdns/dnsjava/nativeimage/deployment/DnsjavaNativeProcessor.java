@@ -4,7 +4,6 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.GeneratedResourceBuildItem;
-import io.quarkus.deployment.builditem.RemovedResourceBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.RuntimeInitializedClassBuildItem;
 import io.quarkus.deployment.pkg.builditem.CurateOutcomeBuildItem;
 import io.quarkus.maven.dependency.ArtifactKey;
@@ -15,8 +14,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Build steps of the dnsjava native-image support: which dnsjava classes are initialised at run time
- * ({@link DnsjavaClassification}), and dnsjava's resolver services removed from the application.
+ * Build step of the dnsjava native-image support: which dnsjava classes are initialised at run time
+ * ({@link DnsjavaClassification}). dnsjava's resolver services are removed by the runtime module's extension
+ * descriptor ({@code removed-resources.dnsjava:dnsjava}), which Quarkus applies in every launch mode.
  *
  * <p>The classification is written to {@value #LISTING} in the application (one line per class:
  * {@code run-time <class> <reason>}, then {@code removed <resource>}), so a JVM-mode test and an operator
@@ -32,17 +32,6 @@ public final class DnsjavaNativeProcessor {
     @BuildStep
     FeatureBuildItem feature() {
         return new FeatureBuildItem(FEATURE);
-    }
-
-    /**
-     * Removed in every launch mode: Quarkus applies removed resources to the test and dev class loaders,
-     * the packaged jar and the jar the native image is built from, so dnsjava can never be picked as the
-     * JDK's resolver (JDK 18+ asks ServiceLoader for an InetAddressResolverProvider through the context
-     * class loader).
-     */
-    @BuildStep
-    RemovedResourceBuildItem removeResolverServices() {
-        return new RemovedResourceBuildItem(DNSJAVA, DnsjavaClassification.REMOVED_RESOURCES.keySet());
     }
 
     @BuildStep
@@ -65,8 +54,14 @@ public final class DnsjavaNativeProcessor {
             runtimeInitialized.produce(new RuntimeInitializedClassBuildItem(name));
             text.append("run-time ").append(name).append(' ').append(reason).append('\n');
         });
-        DnsjavaClassification.REMOVED_RESOURCES.forEach((resource, reason) ->
-                text.append("removed ").append(resource).append(' ').append(reason).append('\n'));
+        // What the application model removes from dnsjava (declared in the runtime module's extension descriptor,
+        // so it applies in every launch mode and to the jar a native image is built from), as it stands.
+        curate.getApplicationModel().getRemovedResources().forEach((artifact, resources) -> {
+            if (artifact.getGroupId().equals(DNSJAVA.getGroupId()) && artifact.getArtifactId().equals(DNSJAVA.getArtifactId())) {
+                new java.util.TreeSet<>(resources).forEach(r -> text.append("removed ").append(r).append(' ')
+                        .append(DnsjavaClassification.REMOVED_RESOURCES.getOrDefault(r, "")).append('\n'));
+            }
+        });
         listing.produce(new GeneratedResourceBuildItem(LISTING, text.toString().getBytes(StandardCharsets.UTF_8)));
     }
 }

@@ -169,6 +169,23 @@ class DnsjavaClassificationTest {
     }
 
     @Test
+    void theExtensionDescriptorRemovesExactlyTheListedServices() throws IOException {
+        java.util.Properties descriptor = new java.util.Properties();
+        try (InputStream in = DnsjavaNativeProcessor.class.getClassLoader().getResourceAsStream("META-INF/quarkus-extension.properties")) {
+            descriptor.load(in);
+        }
+        assertEquals("io.meshdns:meshdns-dnsjava-native-deployment", descriptor.getProperty("deployment-artifact")
+                .substring(0, descriptor.getProperty("deployment-artifact").lastIndexOf(':')));
+        Set<String> removed = Set.of(descriptor.getProperty("removed-resources.dnsjava:dnsjava").split(","));
+        assertEquals(DnsjavaClassification.REMOVED_RESOURCES.keySet(), removed);
+        try (JarFile jar = new JarFile(dnsjavaJar.toFile())) {
+            for (String resource : removed) {
+                assertTrue(jar.getEntry(resource) != null, resource + " is in this dnsjava (else the removal is stale)");
+            }
+        }
+    }
+
+    @Test
     void dnsjavaBringsNoJna() {
         // The Windows provider's substitutions are what lets a native image do without it.
         assertThrows(ClassNotFoundException.class, () -> Class.forName("com.sun.jna.Pointer"));
