@@ -41,7 +41,7 @@ public class MeshNaming {
         this.settings = settings;
         this.compiler = new MeshZoneCompiler(settings);
         this.policy = new MeshAnswerPolicy(settings);
-        this.hook = new MeshQueryHook(policy, index::get);
+        this.hook = new MeshQueryHook(policy);
     }
 
     public MeshSettings settings() {
@@ -66,7 +66,10 @@ public class MeshNaming {
         return compiler;
     }
 
-    /** Makes the answer-time policies see the index of the zones just published. */
+    /**
+     * Records the index of the zones just published, for readers outside the query path (status, tests).
+     * Queries read the index their snapshot carries, never this one.
+     */
     public void activate(MeshIndex published) {
         index.set(published);
     }
