@@ -40,6 +40,14 @@ public final class MeshAnswerPolicy {
      * or null to keep NXDOMAIN. Only ever called for names inside our own zones.
      */
     public Synthesized onNameError(MeshIndex index, Name qname, int qtype) {
+        return onNameError(index, qname, qtype, false);
+    }
+
+    /**
+     * Like {@link #onNameError(MeshIndex, Name, int)}; {@code hiddenFromClient}: the name's Service is not exported to
+     * the asking client, which then gets what it would get if the Service did not exist (the placeholder, if it applies).
+     */
+    public Synthesized onNameError(MeshIndex index, Name qname, int qtype, boolean hiddenFromClient) {
         if (qname.subdomain(settings.clusterDomain())) {
             int rel = qname.labels() - zoneLabels;
             if (rel == 3 && settings.pods() == MeshSettings.PodRecords.INSECURE && label(qname, 2).equals("pod")
@@ -48,7 +56,7 @@ public final class MeshAnswerPolicy {
                 if (ip != null) return addressAnswer(qname, qtype, ip, settings.ttl());
             }
             if (rel == 3 && placeholderOn() && label(qname, 2).equals("svc") && index.namespaces().contains(label(qname, 1))
-                    && !index.serviceNames().contains(qname)) {
+                    && (hiddenFromClient || !index.serviceNames().contains(qname))) {
                 // Exactly <svc>.<ns>.svc.<zone> with a namespace that exists somewhere. A search-path expansion such as
                 // google.com.svc.<zone> ("com" is no namespace) or www.example.com.default.svc.<zone> (too many labels)
                 // never gets here: that is the difference from the CoreDNS template hack. A service that exists but has

@@ -81,7 +81,8 @@ public final class MeshQueryHook {
         int rcode = response.getRcode();
         MeshIndex idx = ctx.mesh();
         if (rcode == Rcode.NXDOMAIN) {
-            MeshAnswerPolicy.Synthesized s = policy.onNameError(idx, question.getName(), question.getType());
+            boolean hidden = idx.exportRestricted() && !idx.visible(question.getName(), ctx.clientNamespace());
+            MeshAnswerPolicy.Synthesized s = policy.onNameError(idx, question.getName(), question.getType(), hidden);
             if (s != null) return CompletableFuture.completedFuture(synthesized(response, s));
             if (policy.settings().autopath()) {
                 Name name = policy.autopathName(idx, question.getName(), ctx.clientIp());

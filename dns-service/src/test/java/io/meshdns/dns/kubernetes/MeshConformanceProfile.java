@@ -57,7 +57,7 @@ public class MeshConformanceProfile implements QuarkusTestProfile {
             try {
                 Path dir = Files.createTempDirectory("mesh-upstream");
                 knot = new KnotServer(dir)
-                        .zone("example", zone("example", "upstream IN A 192.0.2.200\n"))
+                        .zone("example", zone("example", "upstream IN A 192.0.2.200\nhidden IN A 192.0.2.201\n"))
                         .zone("google.com", zone("google.com", "@ IN A 192.0.2.100\n"))
                         .zone("10.in-addr.arpa", zone("10.in-addr.arpa", "99.99.99 IN PTR somewhere.example.\n"));
                 knot.start();

@@ -120,15 +120,19 @@ class MeshZoneCompilerTest {
     void clustersetMergesClustersAndPicksOneCluster() {
         MeshZones z = compile(BASE);
         assertEquals(Set.of("10.96.0.10", "10.112.0.10"), rr(z, "web.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.112.0.10"), rr(z, "west.web.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.96.0.10"), rr(z, "east.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of(), rr(z, "west.web.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
+        assertEquals(Set.of(), rr(z, "east.web.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
         assertEquals(Set.of("10.200.0.1"), rr(z, "cart.shop.svc.clusterset.local", Type.A), "ServiceImport IP wins");
         assertEquals(Set.of("10.1.0.5", "10.1.0.6", "10.2.0.5"), rr(z, "db.shop.svc.clusterset.local", Type.A));
         assertEquals(Set.of("10.2.0.5"), rr(z, "db-0.west.db.shop.svc.clusterset.local", Type.A));
         assertEquals(Set.of("10.1.0.5"), rr(z, "db-0.east.db.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.2.0.5"), rr(z, "west.db.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of(), rr(z, "west.db.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
         assertTrue(rr(z, "_pg._tcp.db.shop.svc.clusterset.local", Type.SRV).contains("0 100 5432 db-0.west.db.shop.svc.clusterset.local."));
         assertEquals(Set.of(), rr(z, "ext.shop.svc.clusterset.local", Type.CNAME), "ExternalName is not exported");
+        MeshZones opted = compile(BASE.withClustersetPerClusterNames(true));
+        assertEquals(Set.of("10.112.0.10"), rr(opted, "west.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.96.0.10"), rr(opted, "east.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.2.0.5"), rr(opted, "west.db.shop.svc.clusterset.local", Type.A));
     }
 
     @Test
