@@ -24,10 +24,14 @@ final class CompileInputs {
     final Name clusterset;
     /** Authoritative placeholder suffix zones (empty unless the placeholder is on). */
     final Set<Name> suffixZones;
+    /** Stale remote clusters whose entries are left out ({@code meshdns.dns.multicluster.stale-clusters=drop}). */
+    final Set<String> dropped;
     private final Map<String, Name> nsSuffixes = new HashMap<>();
     private final Map<String, Name> srvPrefixes = new HashMap<>();
 
-    CompileInputs(MeshSettings settings, String local, Map<String, List<InetAddress>> gateways, Set<Name> suffixZones) {
+    CompileInputs(MeshSettings settings, String local, Map<String, List<InetAddress>> gateways, Set<Name> suffixZones,
+                  Set<String> dropped) {
+        this.dropped = Set.copyOf(dropped);
         this.settings = settings;
         this.local = local;
         this.gateways = gateways;

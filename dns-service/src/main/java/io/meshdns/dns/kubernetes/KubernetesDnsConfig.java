@@ -74,6 +74,13 @@ public interface KubernetesDnsConfig {
          */
         @WithDefault("true")
         boolean failoverToRemote();
+
+        /**
+         * {@code meshdns.dns.multicluster.stale-clusters}: {@code keep} (a remote cluster discovery marks stale keeps its
+         * last known records) or {@code drop} (they leave the answers as soon as it is marked stale).
+         */
+        @WithDefault("keep")
+        String staleClusters();
     }
 
     interface Clusterset {

@@ -90,6 +90,11 @@ public class MeshNaming {
         return policy;
     }
 
+    /** {@code meshdns.dns.multicluster.stale-clusters}. */
+    enum StaleClusters {
+        KEEP, DROP
+    }
+
     /** Validates every key, failing with the key's name. */
     static MeshSettings settings(KubernetesDnsConfig c) {
         Name clusterDomain = name("meshdns.dns.cluster-domain", c.clusterDomain());
@@ -140,6 +145,7 @@ public class MeshNaming {
         MeshSettings.Placeholder placeholder = new MeshSettings.Placeholder(c.placeholder().enabled(), placeholderIp, suffixes,
                 c.placeholder().ttl(), placeholderService);
         String cluster = c.clusterName().filter(s -> !s.isBlank()).orElse(null);
+        StaleClusters staleClusters = enumValue("meshdns.dns.multicluster.stale-clusters", c.multicluster().staleClusters(), StaleClusters.class);
         List<String> exportDefault = new ArrayList<>();
         for (String scope : c.defaultExportTo()) {
             String t = scope.trim();
@@ -153,7 +159,7 @@ public class MeshNaming {
         try {
             return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
                     placeholder, c.autopath().enabled(), c.multicluster().failoverToRemote(), c.clusterset().perClusterNames(),
-                    exportDefault);
+                    exportDefault, staleClusters == StaleClusters.DROP);
         } catch (IllegalArgumentException e) {
             // the message starts with the key that is missing (placeholder.ipv4)
             throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", e.getMessage(), e);

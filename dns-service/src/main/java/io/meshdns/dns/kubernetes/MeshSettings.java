@@ -26,17 +26,20 @@ import java.util.Map;
  * @param clustersetPerClusterNames also publish {@code <cluster>.<svc>.<ns>.svc.<clusterset>} (MCS 2.3.4/2.4.4 say they
  *                             should not exist; off by default)
  * @param defaultExportTo      Istio's {@code defaultServiceExportTo}: the exportTo of objects that set none
+ * @param dropStaleClusters    a remote cluster discovery marks stale (unreachable for its stale-after) loses its records
+ *                             here; false keeps its last known state
  */
 public record MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                            RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
                            PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath,
-                           boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo) {
+                           boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
+                           boolean dropStaleClusters) {
 
     public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                         RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
                         PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath) {
         this(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                true, false, List.of("*"));
+                true, false, List.of("*"), false);
     }
 
     public MeshSettings {
@@ -58,46 +61,51 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     public MeshSettings withLocalCluster(String cluster) {
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withPods(PodRecords p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withSpread(Spread s) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withPlaceholder(Placeholder p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withAutopath(boolean a) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a, failoverToRemote, clustersetPerClusterNames, defaultExportTo);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withFailoverToRemote(boolean f) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                f, clustersetPerClusterNames, defaultExportTo);
+                f, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withClustersetPerClusterNames(boolean on) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, on, defaultExportTo);
+                failoverToRemote, on, defaultExportTo, dropStaleClusters);
+    }
+
+    public MeshSettings withDropStaleClusters(boolean drop) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop);
     }
 
     public MeshSettings withDefaultExportTo(List<String> scopes) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, scopes);
+                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters);
     }
 
     /** {@code meshdns.dns.remote-service-policy}. */

@@ -94,7 +94,7 @@ public final class MeshZoneCompiler {
      * Moves from the last compiled catalog to {@code next}, given the refs that differ between them (a
      * delta's upserts and deletes). Recompiles only the service names, pods and ServiceEntries those refs
      * touch. Falls back to a whole compile (patches null) before any compile or when what every name depends
-     * on changed (the local cluster, the gateways).
+     * on changed (the local cluster, the gateways, the stale clusters being dropped).
      */
     public synchronized MeshUpdate update(Catalog next, Collection<ObjectRef> changed) {
         if (state == null || !state.context.equals(context(next))) {
@@ -162,7 +162,13 @@ public final class MeshZoneCompiler {
             gateways.put(c.name(), ips);
         }
         gateways.putAll(settings.gatewayOverrides());
-        return java.util.Arrays.asList(local, gateways);
+        Set<String> dropped = new TreeSet<>();
+        if (settings.dropStaleClusters()) {
+            for (ClusterStatus c : catalog.clusters()) {
+                if (c.stale() && !c.name().equals(local)) dropped.add(c.name());
+            }
+        }
+        return java.util.Arrays.asList(local, gateways, dropped);
     }
 
     private static String groupKey(String namespace, String name) {
@@ -211,7 +217,9 @@ public final class MeshZoneCompiler {
             Map<String, List<InetAddress>> gw = (Map<String, List<InetAddress>>) context.get(1);
             Set<Name> suffixes = new LinkedHashSet<>();
             if (settings.placeholder().enabled()) suffixes.addAll(settings.placeholder().serviceEntrySuffixes());
-            this.in = new CompileInputs(settings, (String) context.get(0), gw, suffixes);
+            @SuppressWarnings("unchecked")
+            Set<String> dropped = (Set<String>) context.get(2);
+            this.in = new CompileInputs(settings, (String) context.get(0), gw, suffixes, dropped);
             authoritative.add(in.zone);
             authoritative.add(in.clusterset);
             authoritative.addAll(suffixes);
@@ -340,7 +348,7 @@ public final class MeshZoneCompiler {
             ServiceGroup g = null;
             for (ObjectRef ref : groupMembers.getOrDefault(key, Set.of())) {
                 CatalogEntry e = catalog.get(ref);
-                if (e == null) continue;
+                if (e == null || in.dropped.contains(e.cluster())) continue;
                 if (g == null) {
                     int slash = key.indexOf('/');
                     g = new ServiceGroup(key.substring(0, slash), key.substring(slash + 1));
@@ -402,7 +410,7 @@ public final class MeshZoneCompiler {
         private void compileHost(String host, MeshIndexBuilder.Edit edit, Map<Name, Set<Name>> touched, List<String> warnings) {
             List<CatalogEntry.ServiceEntry> entries = new ArrayList<>();
             for (ObjectRef ref : serviceEntriesByHost.getOrDefault(host, Set.of())) {
-                if (catalog.get(ref) instanceof CatalogEntry.ServiceEntry se) entries.add(se);
+                if (catalog.get(ref) instanceof CatalogEntry.ServiceEntry se && !in.dropped.contains(se.cluster())) entries.add(se);
             }
             entries.sort(ServiceEntryRecords.order(in));
             Contribution c = new Contribution(warnings);

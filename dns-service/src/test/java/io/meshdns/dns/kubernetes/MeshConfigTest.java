@@ -29,6 +29,7 @@ class MeshConfigTest {
                 return new Multicluster() {
                     public String spread() { return v.getOrDefault("spread", "shuffle"); }
                     public boolean failoverToRemote() { return Boolean.parseBoolean(v.getOrDefault("failover", "true")); }
+                    public String staleClusters() { return v.getOrDefault("stale", "keep"); }
                 };
             }
             public Clusterset clusterset() { return () -> Boolean.parseBoolean(v.getOrDefault("per-cluster", "false")); }
@@ -64,6 +65,7 @@ class MeshConfigTest {
         failsNaming("meshdns.dns.placeholder.ipv4", Map.of("remote-service-policy", "placeholder"));
         failsNaming("meshdns.dns.cluster-domain", Map.of("cluster-domain", "bad..domain"));
         failsNaming("meshdns.dns.default-export-to", Map.of("export", "shop,not a namespace"));
+        failsNaming("meshdns.dns.multicluster.stale-clusters", Map.of("stale", "forget"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "global-sidecar"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "a/b/c"));
     }
@@ -80,6 +82,8 @@ class MeshConfigTest {
         assertTrue(!s.failoverToRemote());
         assertTrue(s.clustersetPerClusterNames());
         assertEquals("istio-system/global-sidecar", s.placeholder().service());
+        assertTrue(!defaults.dropStaleClusters(), "a stale cluster's records are kept unless asked");
+        assertTrue(MeshNaming.settings(config(Map.of("stale", "drop"))).dropStaleClusters());
     }
 
     @Test

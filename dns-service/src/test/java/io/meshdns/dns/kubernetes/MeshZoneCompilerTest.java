@@ -2,6 +2,7 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.meshdns.model.Catalog;
+import io.meshdns.model.PortSpec;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
@@ -213,5 +214,65 @@ class MeshZoneCompilerTest {
         }
         assertEquals("fd00--1", Names.dashed(Names.ip("fd00::1")));
         assertEquals(null, Names.undashed("www"));
+    }
+
+    @Test
+    void aStaleRemoteClusterIsDroppedOnlyWhenAskedAndTheLocalOneNever() {
+        io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
+        List<io.meshdns.model.ClusterStatus> clusters = List.of(
+                new io.meshdns.model.ClusterStatus("east", true, true, 1L, List.of()),
+                new io.meshdns.model.ClusterStatus("west", false, true, 1L, List.of()),
+                new io.meshdns.model.ClusterStatus("north", false, false, 1L, List.of()));
+        io.meshdns.model.Catalog stale = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(),
+                base.version(), clusters, base.entries()));
+        MeshZones kept = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(stale);
+        assertEquals(Set.of("10.112.0.20", "10.128.0.20"), rr(kept, "pay.billing.svc.cluster.local", Type.A), "keep: last known state");
+        MeshZones dropped = new MeshZoneCompiler(BASE.withLocalCluster("east").withDropStaleClusters(true)).compile(stale);
+        assertEquals(Set.of("10.128.0.20"), rr(dropped, "pay.billing.svc.cluster.local", Type.A), "west is stale: only north answers");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.clusterset.local", Type.A), "west's copy is gone from clusterset too");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.cluster.local", Type.A), "the local cluster is never dropped");
+    }
+
+    @Test
+    void exportScopesAreCompiledIntoTheIndex() {
+        MeshZones z = compile(BASE.withLocalCluster("east"));
+        MeshIndex idx = z.index();
+        assertTrue(idx.visible(Names.absolute("internal.shop.svc.cluster.local"), "shop"));
+        assertTrue(!idx.visible(Names.absolute("internal.shop.svc.cluster.local"), "default"));
+        assertTrue(!idx.visible(Names.absolute("_http._tcp.internal.shop.svc.cluster.local"), "default"), "a Service's scope covers its subtree");
+        assertTrue(!idx.visible(Names.absolute("internal.shop.svc.clusterset.local"), null), "an unknown client sees only '*'");
+        assertTrue(idx.visible(Names.absolute("for-default.service.entry"), "default"));
+        assertTrue(!idx.visible(Names.absolute("for-default.service.entry"), "shop"));
+        assertTrue(idx.visible(Names.absolute("web.shop.svc.cluster.local"), null), "no exportTo: the default '*'");
+        assertEquals(null, idx.exportScopeOf(Names.absolute("api.example.com")));
+        // The mesh-wide default applies to objects that set none.
+        MeshIndex own = compile(BASE.withLocalCluster("east").withDefaultExportTo(List.of("."))).index();
+        assertTrue(!own.visible(Names.absolute("web.shop.svc.cluster.local"), "default"));
+        assertTrue(own.visible(Names.absolute("web.shop.svc.cluster.local"), "shop"));
+        assertTrue(own.visible(Names.absolute("for-default.service.entry"), "default"), "an explicit exportTo wins over the default");
+    }
+
+    @Test
+    void oneServiceEntryAnswersAHostThatSeveralName() {
+        io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
+        List<io.meshdns.model.CatalogEntry> entries = new java.util.ArrayList<>(base.entries());
+        PortSpec http = new PortSpec("http", "TCP", 80);
+        // Two entries for one host, each with its own Istio VIP: the local cluster's wins, then namespace/name order.
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "aaa", "first-by-name", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.1"))));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "local", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.2"))));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "next", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.3"))));
+        io.meshdns.model.Catalog c = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(),
+                base.clusters(), entries));
+        MeshZones z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(c);
+        assertEquals(Set.of("240.240.0.2"), rr(z, "dup.partner.test", Type.A));
+        // An entry with its own spec.addresses beats chosen VIPs, wherever it sorts.
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "zzz", "static", List.of("dup.partner.test"), List.of("192.0.2.99"),
+                "STATIC", List.of(), List.of(http), java.util.Map.of()));
+        z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(io.meshdns.model.Catalog.of(
+                new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(), base.clusters(), entries)));
+        assertEquals(Set.of("192.0.2.99"), rr(z, "dup.partner.test", Type.A));
     }
 }

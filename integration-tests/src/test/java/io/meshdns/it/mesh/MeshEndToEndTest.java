@@ -75,8 +75,11 @@ class MeshEndToEndTest {
     private ServiceProcess discovery;
     private ServiceProcess nodeA;
     private ServiceProcess nodeB;
+    /** A node of east that drops a stale remote cluster's records (meshdns.dns.multicluster.stale-clusters=drop). */
+    private ServiceProcess nodeC;
     private Dns dnsA;
     private Dns dnsB;
+    private Dns dnsC;
     private final List<String> measured = new ArrayList<>();
 
     @BeforeAll
@@ -117,6 +120,7 @@ class MeshEndToEndTest {
                 .start();
         nodeA = dnsService("node-a", "east", true).start();
         nodeB = dnsService("node-b", "west", false).start();
+        nodeC = dnsService("node-c", "east", false).property("meshdns.dns.multicluster.stale-clusters", "drop").start();
     }
 
     private ServiceProcess dnsService(String name, String cluster, boolean placeholder) {
@@ -135,13 +139,14 @@ class MeshEndToEndTest {
                 .property("meshdns.dns.placeholder.ipv4", PLACEHOLDER)
                 .property("meshdns.dns.placeholder.service-entry-suffixes", "service.entry");
         if (name.equals("node-a")) dnsA = new Dns(port);
-        else dnsB = new Dns(port);
+        else if (name.equals("node-b")) dnsB = new Dns(port);
+        else dnsC = new Dns(port);
         return p;
     }
 
     @AfterAll
     void stopEverything() {
-        for (AutoCloseable c : new AutoCloseable[]{nodeA, nodeB, discovery, knot, east, west}) {
+        for (AutoCloseable c : new AutoCloseable[]{nodeA, nodeB, nodeC, discovery, knot, east, west}) {
             try {
                 if (c != null) c.close();
             } catch (Exception ignored) {
@@ -379,7 +384,12 @@ class MeshEndToEndTest {
     @Test
     @Order(11)
     void clusterApiOutageMarksItStaleKeepsItsStateAndRecovers() throws Exception {
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("10.97.0.20"));
         west.stop();
+        long t0 = System.nanoTime();
+        // Node C drops a stale cluster: how long a dead cluster takes to leave its answers (stale-after is 3s here).
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("[NXDOMAIN]"));
+        measure("remote API server stopped -> its Service gone at the dropping node C (stale-after 3s)", t0);
         await().atMost(WAIT).until(() -> westStatus().contains("\"stale\":true"));
         assertEquals(List.of("10.97.0.20"), dnsA.a("reviews.shop.svc.cluster.local"), "last known state is kept");
         assertEquals(List.of("10.96.0.11"), dnsA.a("web.shop.svc.cluster.local"), "other clusters unaffected");
@@ -387,6 +397,7 @@ class MeshEndToEndTest {
         west.start();
         west.client().services().inNamespace("shop").resource(clusterIp("ratings", "10.97.0.40")).create();
         awaitAnswer(dnsA, "ratings.shop.svc.cluster.local", List.of("10.97.0.40"));
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("10.97.0.20"));
         await().atMost(WAIT).until(() -> westStatus().contains("\"stale\":false"));
     }
 
