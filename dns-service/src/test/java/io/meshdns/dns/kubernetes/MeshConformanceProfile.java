@@ -40,7 +40,11 @@ public class MeshConformanceProfile implements QuarkusTestProfile {
                 Map.entry("meshdns.dns.autopath.enabled", "true"),
                 Map.entry("meshdns.dns.multicluster.spread", "round-robin"),
                 Map.entry("meshdns.dns.allowed-clients", "127.0.0.0/8"),
-                Map.entry("meshdns.dns.cache.enabled", "false"));
+                // The forwarder's cache is on: the UDP fast path then replays forwarded names, and the per-client rows must
+                // prove that it never replays one client's answer to another.
+                Map.entry("meshdns.dns.cache.enabled", "true"),
+                // The test profile logs every query, which switches the fast path off: this suite needs it on.
+                Map.entry("meshdns.dns.query-log", "false"));
     }
 
     @Override

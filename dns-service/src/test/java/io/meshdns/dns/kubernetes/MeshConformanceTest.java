@@ -31,6 +31,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -97,6 +98,36 @@ class MeshConformanceTest {
             return;
         }
         assertEquals(row.answer(), rdata(m), row + "\n" + m);
+    }
+
+    /**
+     * The answer memo against per-client answers: {@code hidden.example} is ours for namespace shop and forwarded for
+     * everyone else (whose answer the fast path would then replay from the cache). Asked in turn from a pod of
+     * default, a pod of shop and no pod, each client keeps getting its own answer; repeated answers to the client
+     * that sees our record are byte-identical to its first one (ID aside), fast path or slow.
+     */
+    @Test
+    void perClientAnswersNeverCrossThroughTheFastPath() throws IOException {
+        String[][] clients = {{"127.0.0.3", "192.0.2.201"}, {"127.0.0.2", "192.0.2.80"}, {"127.0.0.9", "192.0.2.201"}};
+        byte[] query = DnsClient.query("hidden.example.", Type.A, DClass.IN).toWire();
+        byte[] firstOwn = null;
+        for (int round = 0; round < 8; round++) {
+            for (String[] c : clients) {
+                byte[] reply = client.rawUdpFrom(c[0], query, Duration.ofSeconds(3));
+                assertNotNull(reply, "no answer for " + c[0]);
+                Message m = new Message(reply);
+                assertEquals(Set.of(c[1]), rdata(m), "round " + round + ", client " + c[0] + "\n" + m);
+                if (c[0].equals("127.0.0.2")) {
+                    if (firstOwn == null) firstOwn = reply;
+                    else assertArrayEquals(firstOwn, reply, "round " + round + ": the same bytes every time");
+                }
+            }
+        }
+        // A name every client sees is still replayed by the fast path for all of them (same bytes, ID aside).
+        byte[] plain = DnsClient.query("google.com.", Type.A, DClass.IN).toWire();
+        Set<String> answers = new HashSet<>();
+        for (String[] c : clients) answers.add(rdata(new Message(client.rawUdpFrom(c[0], plain, Duration.ofSeconds(3)))).toString());
+        assertEquals(Set.of("[192.0.2.100]"), answers);
     }
 
     @Test
