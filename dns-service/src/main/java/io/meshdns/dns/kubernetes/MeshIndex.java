@@ -26,6 +26,8 @@ import java.util.Set;
  *                          exact name). Names exported to {@code *} are not in it, so an empty map costs nothing.
  * @param wildcardExportScopes the same for wildcard ServiceEntry hosts, by parent ({@code *.example.com} under
  *                          {@code example.com.})
+ * @param placeholderAddresses the ClusterIPs of the placeholder Service ({@code meshdns.dns.placeholder.service}), followed
+ *                          live; empty: the fixed {@code placeholder.ipv4}
  * @param version           the catalog version these were compiled from
  *
  * <p>The collections are taken as they are, not copied: the compiler hands over immutable views of
@@ -35,12 +37,12 @@ import java.util.Set;
 public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
                         Set<Name> spreadNames,
                         Map<Name, List<Record>> wildcardHosts, Map<Name, ExportScope> exportScopes,
-                        Map<Name, ExportScope> wildcardExportScopes, long version) {
-    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), Map.of(), Map.of(), 0);
+                        Map<Name, ExportScope> wildcardExportScopes, List<InetAddress> placeholderAddresses, long version) {
+    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), Map.of(), Map.of(), List.of(), 0);
 
     public MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
                      Set<Name> spreadNames, Map<Name, List<Record>> wildcardHosts, long version) {
-        this(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcardHosts, Map.of(), Map.of(), version);
+        this(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcardHosts, Map.of(), Map.of(), List.of(), version);
     }
 
     /**

@@ -22,6 +22,7 @@ final class MeshIndexBuilder {
     private ShardedMap<Name, ExportScope> exportScopes = ShardedMap.empty();
     private ShardedMap<Name, ExportScope> wildcardExportScopes = ShardedMap.empty();
     private Map<Name, List<Record>> wildcardHosts = Map.of();
+    private List<InetAddress> placeholderAddresses = List.of();
     private MeshIndex current = MeshIndex.EMPTY;
 
     MeshIndex current() {
@@ -41,6 +42,12 @@ final class MeshIndexBuilder {
         final ShardedMap.Editor<Name, ExportScope> exportScopes = MeshIndexBuilder.this.exportScopes.edit();
         final ShardedMap.Editor<Name, ExportScope> wildcardExportScopes = MeshIndexBuilder.this.wildcardExportScopes.edit();
         private Map<Name, List<Record>> wildcards;
+        private List<InetAddress> placeholder;
+
+        /** Replaces the placeholder Service's addresses. */
+        void placeholderAddresses(List<InetAddress> ips) {
+            placeholder = List.copyOf(ips);
+        }
 
         /** Replaces the wildcard hosts (null: unchanged). */
         void wildcardHosts(Map<Name, List<Record>> all) {
@@ -70,8 +77,9 @@ final class MeshIndexBuilder {
             b.exportScopes = exportScopes.build();
             b.wildcardExportScopes = wildcardExportScopes.build();
             if (wildcards != null) b.wildcardHosts = wildcards;
+            if (placeholder != null) b.placeholderAddresses = placeholder;
             b.current = new MeshIndex(b.namespaces.keySet(), b.podNamespaceByIp, b.serviceNames.keySet(), b.spreadNames.keySet(),
-                    b.wildcardHosts, b.exportScopes, b.wildcardExportScopes, version);
+                    b.wildcardHosts, b.exportScopes, b.wildcardExportScopes, b.placeholderAddresses, version);
             return b.current;
         }
     }

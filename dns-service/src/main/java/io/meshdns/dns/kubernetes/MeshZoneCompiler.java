@@ -368,6 +368,7 @@ public final class MeshZoneCompiler {
                 }
                 buildGroup(g, c);
             }
+            if (key.equals(settings.placeholder().service())) edit.placeholderAddresses(placeholderAddresses(g));
             Contribution before = indexed.get("service " + key);
             Name oldName = before == null ? null : before.serviceName;
             file("service " + key, c, edit, touched);
@@ -381,6 +382,25 @@ public final class MeshZoneCompiler {
                     hosts.add(ServiceEntryRecords.key(c.serviceName.toString()));
                 }
             }
+        }
+
+        /**
+         * The placeholder Service's ClusterIPs (Slime's global-sidecar): the local copy's, else those of the first
+         * cluster that has any; empty when it has none (or is gone): the fixed address applies.
+         */
+        private List<InetAddress> placeholderAddresses(ServiceGroup g) {
+            if (g == null) return List.of();
+            List<CatalogEntry.Service> copies = new ArrayList<>(g.addressable());
+            copies.sort(java.util.Comparator.comparing((CatalogEntry.Service s) -> !in.isLocal(s.cluster())));
+            for (CatalogEntry.Service s : copies) {
+                List<InetAddress> ips = new ArrayList<>();
+                for (String text : s.clusterIps()) {
+                    InetAddress ip = Names.ip(text);
+                    if (ip != null) ips.add(ip);
+                }
+                if (!ips.isEmpty()) return ips;
+            }
+            return List.of();
         }
 
         /** Both name families of one service name, and who may see them. */

@@ -275,4 +275,42 @@ class MeshZoneCompilerTest {
                 new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(), base.clusters(), entries)));
         assertEquals(Set.of("192.0.2.99"), rr(z, "dup.partner.test", Type.A));
     }
+
+    @Test
+    void thePlaceholderFollowsItsServiceLiveAndFallsBackToTheFixedAddress() {
+        MeshSettings settings = BASE.withLocalCluster("east").withPlaceholder(new MeshSettings.Placeholder(true,
+                (java.net.Inet4Address) Names.ip("1.1.1.2"), List.of(), 60, "shop/web"));
+        MeshAnswerPolicy policy = new MeshAnswerPolicy(settings);
+        MeshZoneCompiler compiler = new MeshZoneCompiler(settings);
+        io.meshdns.model.Catalog c1 = MeshFixture.catalog();
+        MeshIndex idx = compiler.compile(c1).index();
+        Name lazy = Names.absolute("lazy.shop.svc.cluster.local");
+        assertEquals(List.of("10.96.0.10"), addresses(policy.onNameError(idx, lazy, Type.A)), "the Service's ClusterIP, not the fixed one");
+        assertEquals(List.of("fd00:96:0:0:0:0:0:10"), addresses(policy.onNameError(idx, lazy, Type.AAAA)), "dual stack: AAAA too");
+
+        // The Service moves: the next index follows without a restart.
+        io.meshdns.model.ObjectRef web = new io.meshdns.model.ObjectRef("east", io.meshdns.model.Kind.SERVICE, "shop", "web");
+        io.meshdns.model.Catalog c2 = c1.apply(new io.meshdns.model.CatalogDelta(c1.version(), c1.version() + 1, null, List.of(
+                new io.meshdns.model.CatalogEntry.Service("east", "shop", "web", io.meshdns.model.ServiceType.CLUSTER_IP,
+                        List.of("10.96.0.99"), null, List.of(), List.of())), List.of()));
+        idx = compiler.update(c2, List.of(web)).index();
+        assertEquals(List.of("10.96.0.99"), addresses(policy.onNameError(idx, lazy, Type.A)));
+
+        // Gone in east: west's copy (a remote cluster's ClusterIP) answers; gone everywhere: the fixed address.
+        io.meshdns.model.Catalog c3 = c2.apply(new io.meshdns.model.CatalogDelta(c2.version(), c2.version() + 1, null, List.of(), List.of(web)));
+        idx = compiler.update(c3, List.of(web)).index();
+        assertEquals(List.of("10.112.0.10"), addresses(policy.onNameError(idx, lazy, Type.A)));
+        io.meshdns.model.ObjectRef westWeb = new io.meshdns.model.ObjectRef("west", io.meshdns.model.Kind.SERVICE, "shop", "web");
+        io.meshdns.model.Catalog c4 = c3.apply(new io.meshdns.model.CatalogDelta(c3.version(), c3.version() + 1, null, List.of(), List.of(westWeb)));
+        idx = compiler.update(c4, List.of(westWeb)).index();
+        assertEquals(List.of("1.1.1.2"), addresses(policy.onNameError(idx, lazy, Type.A)));
+        assertEquals(compiler.compile(c4).index(), idx, "incremental index equals a whole compile");
+    }
+
+    private static List<String> addresses(MeshAnswerPolicy.Synthesized s) {
+        assertNotNull(s, "a placeholder answer");
+        List<String> out = new java.util.ArrayList<>();
+        for (Record r : s.records()) out.add(r.rdataToString());
+        return out;
+    }
 }
