@@ -1,28 +1,19 @@
 package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.kubernetes.Contributions.Emitted;
-import io.meshdns.dns.kubernetes.MeshSettings.RemoteServicePolicy;
 import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.meshdns.dns.snapshot.ZonePatch;
 import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
-import io.meshdns.model.EndpointAddress;
 import io.meshdns.model.ObjectRef;
-import io.meshdns.model.PortSpec;
-import io.meshdns.model.ServiceType;
-import io.meshdns.model.ShardedMap;
 import org.xbill.DNS.AAAARecord;
 import org.xbill.DNS.ARecord;
-import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
-import org.xbill.DNS.PTRRecord;
 import org.xbill.DNS.Record;
-import org.xbill.DNS.ReverseMap;
 import org.xbill.DNS.SOARecord;
-import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.TXTRecord;
 
 import java.net.Inet6Address;
@@ -47,8 +38,13 @@ import java.util.TreeSet;
  * always give the same records. Answer-time behaviour (placeholder, insecure pod names, spreading,
  * autopath, chasing ExternalName targets) lives in {@link MeshAnswerPolicy}.
  *
+ * <p>This class is the incremental bookkeeping only: which entries feed which contributor, and what each
+ * contributed. The records themselves come from pure builders, one per name family ({@link ClusterDomainRecords},
+ * {@link ClustersetRecords}, {@link PodRecords}, {@link ServiceEntryRecords}), each filling one {@link Contribution}
+ * from {@link CompileInputs} and its entries; {@link MeshIndexBuilder} turns the contributions into the index.
+ *
  * <p>Incremental: {@link #compile} compiles a whole catalog and remembers each contributor's records
- * (a contributor is one service name across clusters, one pod, one ServiceEntry); {@link #update} then
+ * (a contributor is one service name across clusters, one pod, one ServiceEntry host); {@link #update} then
  * recompiles only the contributors a catalog change touches and returns {@link ZonePatch}es naming the
  * owners whose records changed. One changed service costs that service, not the catalog.
  *
