@@ -67,8 +67,16 @@ public interface ForwardConfig {
         @WithDefault("2s")
         Duration loopProbeDelay();
 
-        /** UDP sockets (random source ports) shared by all upstream queries of one address family. */
-        @WithDefault("4")
+        /**
+         * Spare UDP sockets kept bound per address family. Each upstream UDP query takes one for itself
+         * and closes it when done (RFC 5452: a fresh random source port per query); the spares only
+         * save the bind from the query's path.
+         */
+        @WithDefault("16")
         int udpSockets();
+
+        /** 0x20: randomise the letter case of the upstream question and accept only answers echoing it. */
+        @WithDefault("false")
+        boolean caseRandomization();
     }
 }

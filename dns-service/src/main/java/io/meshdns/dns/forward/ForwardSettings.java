@@ -27,7 +27,8 @@ public record ForwardSettings(
         int maxFails,
         boolean loopDetect,
         Duration loopProbeDelay,
-        int udpSockets) {
+        int udpSockets,
+        boolean caseRandomization) {
 
     public ForwardSettings {
         upstreams = List.copyOf(upstreams);
@@ -38,44 +39,56 @@ public record ForwardSettings(
         require(positive(healthCheck), "meshdns.dns.forward.health-check", "must be > 0");
         require(maxFails > 0, "meshdns.dns.forward.max-fails", "must be > 0");
         require(!loopProbeDelay.isNegative(), "meshdns.dns.forward.loop-probe-delay", "must be >= 0");
-        require(udpSockets > 0 && udpSockets <= 64, "meshdns.dns.forward.udp-sockets", "must be 1-64");
+        require(udpSockets > 0 && udpSockets <= 256, "meshdns.dns.forward.udp-sockets", "must be 1-256");
     }
 
     /** Defaults (as the config mapping's) with the given upstreams; for tests and tools. */
     public static ForwardSettings of(List<Upstream> upstreams) {
         return new ForwardSettings(upstreams, List.of(), ForwardPolicy.RANDOM, false, 1000,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(500), 2, false,
-                Duration.ofSeconds(2), 4);
+                Duration.ofSeconds(2), 16, false);
     }
 
     public ForwardSettings withPolicy(ForwardPolicy p) {
         return new ForwardSettings(upstreams, zoneForwards, p, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, caseRandomization);
     }
 
     public ForwardSettings withForceTcp(boolean f) {
         return new ForwardSettings(upstreams, zoneForwards, policy, f, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, caseRandomization);
     }
 
     public ForwardSettings withMaxConcurrent(int m) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, m, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, caseRandomization);
     }
 
     public ForwardSettings withTimeouts(Duration perUpstream, Duration total) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, perUpstream, total,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, caseRandomization);
     }
 
     public ForwardSettings withZoneForwards(List<ZoneForward> z) {
         return new ForwardSettings(upstreams, z, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, caseRandomization);
+    }
+
+    /** 0x20: random letter case in the upstream question (the answer must echo it). */
+    public ForwardSettings withCaseRandomization(boolean on) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, on);
+    }
+
+    /** Spare ephemeral UDP sockets kept bound per address family. */
+    public ForwardSettings withUdpSockets(int spare) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, spare, caseRandomization);
     }
 
     public ForwardSettings withLoopDetect(boolean on, Duration delay) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, on, delay, udpSockets);
+                healthCheck, maxFails, on, delay, udpSockets, caseRandomization);
     }
 
     /**
@@ -114,7 +127,7 @@ public record ForwardSettings(
         }
         return new ForwardSettings(upstreams, zoneForwards, ForwardPolicy.parse(f.policy()), f.forceTcp(),
                 f.maxConcurrent(), f.timeout(), f.totalTimeout(), f.healthCheck(), f.maxFails(), f.loopDetect(),
-                f.loopProbeDelay(), f.udpSockets());
+                f.loopProbeDelay(), f.udpSockets(), f.caseRandomization());
     }
 
     /** Forwarding to our own listener is the simplest loop; refuse it before it happens. */
