@@ -68,12 +68,15 @@ public interface ForwardConfig {
         Duration loopProbeDelay();
 
         /**
-         * Spare UDP sockets kept bound per address family. Each upstream UDP query takes one for itself
-         * and closes it when done (RFC 5452: a fresh random source port per query); the spares only
-         * save the bind from the query's path.
+         * UDP sockets per address family, each on a kernel-chosen random port; each upstream query
+         * leaves from one picked at random (RFC 5452 source-port randomisation).
          */
-        @WithDefault("16")
+        @WithDefault("256")
         int udpSockets();
+
+        /** Queries a socket carries before it is replaced by one on a new random port (1 = a port per query). */
+        @WithDefault("256")
+        int udpSocketQueries();
 
         /** 0x20: randomise the letter case of the upstream question and accept only answers echoing it. */
         @WithDefault("false")

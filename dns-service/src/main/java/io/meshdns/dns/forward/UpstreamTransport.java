@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +34,10 @@ import org.xbill.DNS.Section;
  * Sends one query to one upstream over UDP or TCP, on Vert.x, without blocking an event loop.
  *
  * <p>Anti-spoofing (RFC 5452): every upstream query gets a fresh random ID from a {@link SecureRandom}
- * (the client's ID is never reused upstream) and <b>its own UDP socket</b> on a port the kernel picks at
- * random, closed once the query is done, so each query has a new source port and a forged answer must
- * guess about 16 + 15 bits. A few sockets per family are kept bound ahead of need
- * ({@code meshdns.dns.forward.udp-sockets}) so the bind is off the query's path. A datagram is accepted
+ * (the client's ID is never reused upstream) and leaves from a socket picked at random from a pool of
+ * {@code meshdns.dns.forward.udp-sockets} sockets on kernel-chosen random ports; each socket is replaced
+ * by one on a new random port after {@code udp-socket-queries} queries, so the ports in use keep
+ * changing (set it to 1 for a port of its own per query, at the cost of a bind per query). A datagram is accepted
  * only if its source address and port, its ID and its question all match; anything else is ignored and
  * the real answer is still awaited. With {@code case-randomization} (0x20) the question's letters are
  * sent in random case and the answer must echo them exactly; an answer that matches in everything but
@@ -55,27 +55,31 @@ final class UpstreamTransport implements AutoCloseable {
 
     private final Vertx vertx;
     private final SecureRandom idRandom = new SecureRandom();
-    private final Spares ipv4 = new Spares(false, "0.0.0.0");
-    private final Spares ipv6 = new Spares(true, "::");
+    private final Pool ipv4;
+    private final Pool ipv6;
     private final NetClient tcp;
-    private final int sparesPerFamily;
+    private final int poolSize;
+    private final int queriesPerSocket;
     private final boolean caseRandomization;
     private volatile boolean closed;
 
-    UpstreamTransport(Vertx vertx, int sparesPerFamily, Duration connectTimeout) {
-        this(vertx, sparesPerFamily, connectTimeout, false);
+    UpstreamTransport(Vertx vertx, int poolSize, Duration connectTimeout) {
+        this(vertx, poolSize, 64, connectTimeout, false);
     }
 
-    UpstreamTransport(Vertx vertx, int sparesPerFamily, Duration connectTimeout, boolean caseRandomization) {
+    UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization) {
         this.vertx = vertx;
-        this.sparesPerFamily = sparesPerFamily;
+        this.poolSize = poolSize;
+        this.queriesPerSocket = queriesPerSocket;
+        this.ipv4 = new Pool(false, "0.0.0.0");
+        this.ipv6 = new Pool(true, "::");
         this.caseRandomization = caseRandomization;
         this.tcp = vertx.createNetClient(new NetClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .setTcpNoDelay(true));
     }
 
-    /** Binds the spare UDP sockets for the families in use. Call once from a non-event-loop thread at start. */
+    /** Binds the UDP sockets for the families in use. Call once from a non-event-loop thread at start. */
     void open(boolean needIpv4, boolean needIpv6) {
         try {
             if (needIpv4) {
@@ -186,41 +190,49 @@ final class UpstreamTransport implements AutoCloseable {
     }
 
     private CompletableFuture<Message> udpOnce(Upstream upstream, Message clientQuery, Record question, Duration timeout) {
-        Spares spares = upstream.isIpv6() ? ipv6 : ipv4;
+        Pool pool = upstream.isIpv6() ? ipv6 : ipv4;
         CompletableFuture<Message> result = new CompletableFuture<>();
-        if (!spares.enabled || closed) {
+        if (!pool.enabled || closed) {
             result.completeExceptionally(new IOException("no UDP socket for " + upstream));
             return result;
         }
-        Ephemeral socket = spares.poll();
-        if (socket != null) {
-            send(socket, upstream, clientQuery, question, timeout, result);
+        Slot slot = pool.take();
+        if (slot != null) {
+            send(slot, upstream, clientQuery, question, timeout, result);
         } else {
-            spares.bind().onComplete(ar -> {
+            // Every slot is being replaced at this instant: a socket of its own for this one query.
+            pool.bind(1).onComplete(ar -> {
                 if (ar.failed()) {
                     result.completeExceptionally(ar.cause());
                 } else {
+                    ar.result().retired = true;
+                    ar.result().outstanding.incrementAndGet();
                     send(ar.result(), upstream, clientQuery, question, timeout, result);
                 }
             });
         }
-        spares.refill();
         return result;
     }
 
-    private void send(Ephemeral socket, Upstream upstream, Message clientQuery, Record question, Duration timeout,
+    private void send(Slot slot, Upstream upstream, Message clientQuery, Record question, Duration timeout,
                       CompletableFuture<Message> result) {
-        int id = idRandom.nextInt(0x10000);
-        Pending pending = new Pending(upstream, question, id, result);
-        socket.pending = pending;
+        Pending pending = new Pending(upstream, question, result);
+        int id;
+        do {
+            id = idRandom.nextInt(0x10000);
+        } while (slot.pending.putIfAbsent(id, pending) != null);
+        final int queryId = id;
         pending.timerId = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> {
-            if (socket.finish()) {
+            if (slot.pending.remove(queryId, pending)) {
+                slot.release();
                 result.completeExceptionally(new TimeoutException("no answer from " + upstream + " within " + timeout));
             }
         });
-        socket.socket.send(Buffer.buffer(upstreamQuery(clientQuery, question, id)), upstream.port(), upstream.hostAddress())
+        slot.socket.send(Buffer.buffer(upstreamQuery(clientQuery, question, queryId)), upstream.port(), upstream.hostAddress())
                 .onFailure(err -> {
-                    if (socket.finish()) {
+                    if (slot.pending.remove(queryId, pending)) {
+                        vertx.cancelTimer(pending.timerId);
+                        slot.release();
                         result.completeExceptionally(err);
                     }
                 });
@@ -326,117 +338,132 @@ final class UpstreamTransport implements AutoCloseable {
     private static final class Pending {
         final Upstream upstream;
         final Record question;
-        final int id;
         final CompletableFuture<Message> result;
         volatile long timerId;
 
-        Pending(Upstream upstream, Record question, int id, CompletableFuture<Message> result) {
+        Pending(Upstream upstream, Record question, CompletableFuture<Message> result) {
             this.upstream = upstream;
             this.question = question;
-            this.id = id;
             this.result = result;
         }
     }
 
-    /** The spare sockets of one address family; each socket serves one query and is then closed. */
-    private final class Spares {
+    /**
+     * The UDP sockets of one address family: {@code size} slots, each query on a slot picked at random
+     * (SecureRandom), and each socket retired after {@code queriesPerSocket} queries: it takes no new
+     * query, is closed once its last one is done, and a socket on a new random port takes its slot.
+     * The source port of a query is thus one of {@code size} ports that keep changing; with
+     * {@code queriesPerSocket = 1} every query has a port of its own.
+     */
+    private final class Pool {
         final boolean v6;
         final String wildcard;
-        final ConcurrentLinkedQueue<Ephemeral> queue = new ConcurrentLinkedQueue<>();
-        final AtomicInteger available = new AtomicInteger();
-        final AtomicInteger binding = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicReferenceArray<Slot> slots;
         volatile boolean enabled;
 
-        Spares(boolean v6, String wildcard) {
+        Pool(boolean v6, String wildcard) {
             this.v6 = v6;
             this.wildcard = wildcard;
+            this.slots = new java.util.concurrent.atomic.AtomicReferenceArray<>(poolSize);
         }
 
         void enable() throws InterruptedException, ExecutionException, TimeoutException {
             enabled = true;
-            for (int i = 0; i < sparesPerFamily; i++) {
-                offer(bind().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+            for (int i = 0; i < poolSize; i++) {
+                slots.set(i, bind(queriesPerSocket).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
             }
         }
 
-        Ephemeral poll() {
-            Ephemeral e = queue.poll();
-            if (e != null) {
-                available.decrementAndGet();
+        /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
+        Slot take() {
+            for (int attempt = 0; attempt < 8; attempt++) {
+                int i = idRandom.nextInt(poolSize);
+                Slot slot = slots.get(i);
+                if (slot == null || slot.retired) {
+                    continue;
+                }
+                int use = slot.uses.incrementAndGet();
+                if (use > slot.budget) {
+                    continue; // another thread took the last use
+                }
+                slot.outstanding.incrementAndGet();
+                if (use == slot.budget) {
+                    replace(i, slot);
+                }
+                return slot;
             }
-            return e;
+            return null;
         }
 
-        private void offer(Ephemeral e) {
+        private void replace(int index, Slot old) {
+            old.retired = true;
+            slots.compareAndSet(index, old, null);
+            old.closeIfIdle();
             if (closed) {
-                e.socket.close();
                 return;
             }
-            queue.offer(e);
-            available.incrementAndGet();
+            bind(queriesPerSocket).onComplete(ar -> {
+                if (ar.failed()) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s", ar.cause().getMessage());
+                    vertx.setTimer(1000, t -> replace(index, old));
+                } else if (closed || !slots.compareAndSet(index, null, ar.result())) {
+                    ar.result().socket.close();
+                }
+            });
         }
 
-        /** Binds replacements in the background until the spares are back to their number. */
-        void refill() {
-            while (!closed && available.get() + binding.get() < sparesPerFamily) {
-                binding.incrementAndGet();
-                bind().onComplete(ar -> {
-                    binding.decrementAndGet();
-                    if (ar.succeeded()) {
-                        offer(ar.result());
-                    } else {
-                        LOG.warnf("cannot bind a spare upstream UDP socket: %s", ar.cause().getMessage());
-                    }
-                });
-            }
-        }
-
-        io.vertx.core.Future<Ephemeral> bind() {
+        io.vertx.core.Future<Slot> bind(int budget) {
             DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
-            Ephemeral e = new Ephemeral(socket);
-            socket.handler(e::onPacket);
-            return socket.listen(0, wildcard).map(s -> e);
+            Slot slot = new Slot(socket, budget);
+            socket.handler(slot::onPacket);
+            return socket.listen(0, wildcard).map(s -> slot);
         }
 
         void close() {
-            Ephemeral e;
-            while ((e = queue.poll()) != null) {
-                e.socket.close();
+            for (int i = 0; i < poolSize; i++) {
+                Slot slot = slots.getAndSet(i, null);
+                if (slot != null) {
+                    slot.socket.close();
+                }
             }
         }
     }
 
-    /** One bound socket carrying at most one query; closed when that query is answered, times out or fails. */
-    private final class Ephemeral {
+    /** One bound socket: the queries in flight on it by ID, and its remaining budget of queries. */
+    private final class Slot {
         final DatagramSocket socket;
-        final java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
-        volatile Pending pending;
+        final int budget;
+        final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+        final AtomicInteger uses = new AtomicInteger();
+        final AtomicInteger outstanding = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicBoolean socketClosed = new java.util.concurrent.atomic.AtomicBoolean();
+        volatile boolean retired;
 
-        Ephemeral(DatagramSocket socket) {
+        Slot(DatagramSocket socket, int budget) {
             this.socket = socket;
+            this.budget = budget;
         }
 
-        /** True for the first caller only: cancels the timer and closes the socket. */
-        boolean finish() {
-            if (!done.compareAndSet(false, true)) {
-                return false;
+        /** One query on this socket is over (answered, timed out or failed). */
+        void release() {
+            outstanding.decrementAndGet();
+            closeIfIdle();
+        }
+
+        void closeIfIdle() {
+            if (retired && outstanding.get() == 0 && socketClosed.compareAndSet(false, true)) {
+                socket.close();
             }
-            Pending p = pending;
-            if (p != null) {
-                vertx.cancelTimer(p.timerId);
-            }
-            socket.close();
-            return true;
         }
 
         void onPacket(DatagramPacket packet) {
-            Pending p = pending;
             Buffer data = packet.data();
-            if (p == null || data.length() < 12) {
+            if (data.length() < 12) {
                 return;
             }
             int id = data.getUnsignedShort(0);
-            if (id != p.id || packet.sender().port() != p.upstream.port()
+            Pending p = pending.get(id);
+            if (p == null || packet.sender().port() != p.upstream.port()
                     || !p.upstream.hostAddress().equals(packet.sender().hostAddress())) {
                 LOG.debugf("ignoring unexpected datagram from %s (id %d)", packet.sender(), id);
                 return;
@@ -446,14 +473,15 @@ final class UpstreamTransport implements AutoCloseable {
                 LOG.debugf("ignoring datagram from %s with mismatched question", packet.sender());
                 return; // keep waiting: the genuine answer may still come
             }
-            if (!response.getQuestion().getName().toString().equals(p.question.getName().toString())) {
-                if (finish()) {
+            boolean caseKept = response.getQuestion().getName().toString().equals(p.question.getName().toString());
+            if (pending.remove(id, p)) {
+                vertx.cancelTimer(p.timerId);
+                release();
+                if (caseKept) {
+                    p.result.complete(response);
+                } else {
                     p.result.completeExceptionally(new CaseMismatch("answer from " + p.upstream + " lost the question's case"));
                 }
-                return;
-            }
-            if (finish()) {
-                p.result.complete(response);
             }
         }
     }
