@@ -49,6 +49,14 @@ public interface DiscoveryConfig {
 
     Manifest manifest();
 
+    /**
+     * Who may read the API in TokenReview mode: usernames ({@code system:serviceaccount:<ns>:<name>})
+     * and {@code group:<group>} entries, matched against the TokenReview's user. An authenticated
+     * token of anyone else gets 403.
+     */
+    @WithDefault("system:serviceaccount:meshdns-system:dns-service")
+    List<String> authorizedSubjects();
+
     /** Shared bearer token (edge nodes, tests). Unset in a cluster: tokens are checked with TokenReview. */
     Optional<String> sharedToken();
 
