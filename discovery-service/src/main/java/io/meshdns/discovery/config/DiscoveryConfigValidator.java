@@ -62,6 +62,11 @@ public class DiscoveryConfigValidator {
                 p.add("meshdns.discovery.manifest-dirs entry is not a directory: " + d);
             }
         }
+        for (String subject : c.authorizedSubjects()) {
+            if (subject.trim().equals("group:") || subject.trim().startsWith("group:") && subject.trim().substring(6).isBlank()) {
+                p.add("meshdns.discovery.authorized-subjects entry '" + subject + "' names no group");
+            }
+        }
         c.sharedToken().ifPresent(t -> {
             if (t.isBlank()) p.add("meshdns.discovery.shared-token is blank");
         });
