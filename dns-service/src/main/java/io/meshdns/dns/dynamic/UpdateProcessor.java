@@ -282,13 +282,19 @@ public final class UpdateProcessor {
             for (int type : types) {
                 List<Record> old = before.rrset(name, type);
                 List<Record> now = after.rrset(name, type);
+                if (old == now) {
+                    continue; // an RRset the editor did not copy is unchanged
+                }
+                // Hashed, so one change to a large RRset costs O(n), not O(n^2) comparisons.
+                Set<DataAndTtl> oldKeys = keys(old);
+                Set<DataAndTtl> nowKeys = keys(now);
                 for (Record r : old) {
-                    if (!containsExactly(now, r)) {
+                    if (!nowKeys.contains(DataAndTtl.of(r))) {
                         removed.add(r);
                     }
                 }
                 for (Record r : now) {
-                    if (!containsExactly(old, r)) {
+                    if (!oldKeys.contains(DataAndTtl.of(r))) {
                         added.add(r);
                     }
                 }
@@ -296,17 +302,23 @@ public final class UpdateProcessor {
         }
     }
 
-    private static Set<Integer> typesAt(ZoneData zone, Name name) {
-        return zone.types(name);
+    /** RDATA (canonical wire form) and TTL: what makes two records of one RRset the same for the journal. */
+    private record DataAndTtl(java.nio.ByteBuffer rdata, long ttl) {
+        static DataAndTtl of(Record r) {
+            return new DataAndTtl(java.nio.ByteBuffer.wrap(r.rdataToWireCanonical()), r.getTTL());
+        }
     }
 
-    private static boolean containsExactly(List<Record> set, Record r) {
-        for (Record s : set) {
-            if (ZoneData.sameData(s, r) && s.getTTL() == r.getTTL()) {
-                return true;
-            }
+    private static Set<DataAndTtl> keys(List<Record> records) {
+        Set<DataAndTtl> keys = new HashSet<>(records.size() * 2);
+        for (Record r : records) {
+            keys.add(DataAndTtl.of(r));
         }
-        return false;
+        return keys;
+    }
+
+    private static Set<Integer> typesAt(ZoneData zone, Name name) {
+        return zone.types(name);
     }
 
     private static boolean sameSet(List<Record> existing, List<Record> wanted) {
