@@ -163,6 +163,10 @@ public class RequestProcessor {
             return;
         }
         QueryContext ctx = new QueryContext(snapshot, client, query);
+        if (EdnsStrictness.violation(query) != null) {
+            complete(ctx, packet, formErr(query), started, send);
+            return;
+        }
         int opcode = query.getHeader().getOpcode();
         RequestHandler handler = byOpcode[opcode];
         if (handler == null) {
@@ -268,6 +272,21 @@ public class RequestProcessor {
             }
         }
         return true;
+    }
+
+    /** FORMERR echoing the ID, opcode, RD and question, without OPT: the request's EDNS could not be trusted. */
+    private static RequestHandler.Reply formErr(Message query) {
+        Message m = new Message(query.getHeader().getID());
+        m.getHeader().setFlag(Flags.QR);
+        m.getHeader().setOpcode(query.getHeader().getOpcode());
+        if (query.getHeader().getFlag(Flags.RD)) {
+            m.getHeader().setFlag(Flags.RD);
+        }
+        m.getHeader().setRcode(Rcode.FORMERR);
+        if (query.getQuestion() != null) {
+            m.addRecord(query.getQuestion(), Section.QUESTION);
+        }
+        return new RequestHandler.Reply(m, NO_ZONE);
     }
 
     private static RequestHandler.Reply servFail(Message query) {
