@@ -257,7 +257,7 @@ class ManifestsTest {
         assertTrue(gitignore.contains("/k8s/secrets/*"), "secret files ignored by git");
         for (String overlay : List.of("node-local", "cluster-ip")) {
             List<String> res = new ArrayList<>();
-            Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("resources").forEach(r -> res.add(r.asText()));
+            Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("bases").forEach(r -> res.add(r.asText()));
             assertTrue(res.contains("../../secrets"), overlay + " generates the Secrets");
         }
     }
