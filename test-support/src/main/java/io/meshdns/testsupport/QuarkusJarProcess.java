@@ -73,6 +73,7 @@ public final class QuarkusJarProcess implements AutoCloseable {
         private final Map<String, String> env = new LinkedHashMap<>();
         private Path logFile;
         private Duration stopGrace = Duration.ofSeconds(10);
+        private Path javaHome = Path.of(System.getProperty("java.home"));
 
         private Launch(String name, Path jar, String howToBuild) {
             this.name = name;
@@ -128,6 +129,12 @@ public final class QuarkusJarProcess implements AutoCloseable {
             return this;
         }
 
+        /** Run the jar on another JDK (default: the test's own {@code java.home}). */
+        public Launch javaHome(Path home) {
+            javaHome = home;
+            return this;
+        }
+
         /** Also append the command line and every output line to this file (kept across restarts). */
         public Launch logFile(Path file) {
             logFile = file;
@@ -150,7 +157,7 @@ public final class QuarkusJarProcess implements AutoCloseable {
                 throw new IllegalStateException(jar + " is missing: " + howToBuild);
             }
             List<String> cmd = new ArrayList<>(commandPrefix);
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.add(javaHome.resolve("bin").resolve("java").toString());
             cmd.addAll(jvmOptions);
             properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
             cmd.add("-jar");
