@@ -48,6 +48,12 @@ public class DiscoveryRoutes {
     Vertx vertx;
 
     final EncodedEvents encoded = new EncodedEvents();
+    final WatchClients watchClients = new WatchClients();
+
+    /** The open watch streams (the status page). */
+    public WatchClients watchClients() {
+        return watchClients;
+    }
 
     void routes(@Observes Router router) {
         router.get("/v1/snapshot").handler(rc -> authenticated(rc, this::snapshot));
@@ -62,16 +68,23 @@ public class DiscoveryRoutes {
     private void authenticated(RoutingContext rc, Consumer<RoutingContext> next) {
         String header = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
         if (authenticator.isNonBlocking()) {
-            if (authenticator.authenticate(header)) next.accept(rc);
-            else unauthorized(rc);
+            decide(rc, authenticator.check(header), next);
             return;
         }
         rc.request().pause();
-        vertx.executeBlocking(() -> authenticator.authenticate(header), false).onComplete(ar -> {
+        vertx.executeBlocking(() -> authenticator.check(header), false).onComplete(ar -> {
             rc.request().resume();
-            if (ar.succeeded() && ar.result()) next.accept(rc);
-            else unauthorized(rc);
+            decide(rc, ar.succeeded() ? ar.result() : Authenticator.Decision.UNAUTHENTICATED, next);
         });
+    }
+
+    private static void decide(RoutingContext rc, Authenticator.Decision decision, Consumer<RoutingContext> next) {
+        switch (decision) {
+            case ALLOWED -> next.accept(rc);
+            case FORBIDDEN -> rc.response().setStatusCode(403).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain")
+                    .end("forbidden: not in meshdns.discovery.authorized-subjects\n");
+            default -> unauthorized(rc);
+        }
     }
 
     private static void unauthorized(RoutingContext rc) {
@@ -146,7 +159,8 @@ public class DiscoveryRoutes {
                 return;
             }
         }
-        new WatchStream(rc.response(), vertx.getOrCreateContext(), since).start();
+        new WatchStream(rc.response(), vertx.getOrCreateContext(), since, rc.request().remoteAddress(),
+                rc.request().getHeader(HttpHeaders.USER_AGENT)).start();
     }
 
     /**
@@ -154,20 +168,50 @@ public class DiscoveryRoutes {
      * listener only hops onto it. A client too slow to drain its socket skips deltas and gets one
      * fresh snapshot when it catches up, so a slow node never makes discovery buffer without bound.
      */
-    private final class WatchStream implements CatalogAggregator.Listener {
+    private final class WatchStream implements CatalogAggregator.Listener, WatchClients.Client {
         private final HttpServerResponse resp;
         private final Context context;
-        private long lastSent;
-        private boolean lagging;
+        private final String remote;
+        private final String userAgent;
+        private final long connectedAt = System.currentTimeMillis();
+        private volatile long lastSent;
+        private volatile boolean lagging;
         private boolean closed;
         private long heartbeatTimer = -1;
         private Runnable cancel = () -> {
         };
 
-        WatchStream(HttpServerResponse resp, Context context, long since) {
+        WatchStream(HttpServerResponse resp, Context context, long since, Object remote, String userAgent) {
             this.resp = resp;
             this.context = context;
             this.lastSent = since;
+            this.remote = String.valueOf(remote);
+            this.userAgent = userAgent == null ? "" : userAgent;
+        }
+
+        @Override
+        public String remote() {
+            return remote;
+        }
+
+        @Override
+        public String userAgent() {
+            return userAgent;
+        }
+
+        @Override
+        public long connectedEpochMillis() {
+            return connectedAt;
+        }
+
+        @Override
+        public long lastSentVersion() {
+            return lastSent;
+        }
+
+        @Override
+        public boolean lagging() {
+            return lagging;
         }
 
         void start() {
@@ -177,6 +221,7 @@ public class DiscoveryRoutes {
             resp.exceptionHandler(t -> close());
             resp.drainHandler(v -> onDrain());
             metrics.watchClients().incrementAndGet();
+            watchClients.opened(this);
             CatalogAggregator.Subscription sub = aggregator.subscribe(lastSent, this);
             cancel = sub.cancel();
             if (sub.ready()) {
@@ -236,6 +281,7 @@ public class DiscoveryRoutes {
             cancel.run();
             if (heartbeatTimer >= 0) context.owner().cancelTimer(heartbeatTimer);
             metrics.watchClients().decrementAndGet();
+            watchClients.closed(this);
         }
     }
 

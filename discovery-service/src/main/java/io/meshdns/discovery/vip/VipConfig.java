@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 
-/** ServiceEntry VIP allocation keys (issue 4). */
+/** ServiceEntry VIP allocation keys. */
 @ConfigMapping(prefix = "meshdns.discovery")
 public interface VipConfig {
 

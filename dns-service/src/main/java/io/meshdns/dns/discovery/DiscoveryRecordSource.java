@@ -229,6 +229,16 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         return follower.version();
     }
 
+    /** The catalog this node compiled its mesh names from (what explain reports as source objects). */
+    public io.meshdns.model.Catalog catalog() {
+        return follower.catalog();
+    }
+
+    /** Whether the feed from discovery-service is connected now (the status page; the gauge exports the same). */
+    public boolean isConnected() {
+        return connectedGauge.get() == 1;
+    }
+
     @Override
     public void connected(boolean up) {
         connectedGauge.set(up ? 1 : 0);

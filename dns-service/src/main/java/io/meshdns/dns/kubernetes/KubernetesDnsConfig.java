@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Kubernetes / mesh naming keys (issue 4). Strings are parsed by {@link MeshNaming} so that a bad value
+ * Kubernetes / mesh naming keys. Strings are parsed by {@link MeshNaming} so that a bad value
  * fails at start with a message naming its key.
  */
 @ConfigMapping(prefix = "meshdns.dns")

@@ -10,6 +10,7 @@ import io.meshdns.dns.fastpath.CacheReplay;
 import io.meshdns.dns.forward.UpstreamForwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.metrics.QueryBits;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -123,7 +124,8 @@ public class RequestProcessor {
             }
             int rcode = response[3] & 0x0F; // the cache's answer now, which may differ from the remembered one
             if (rcode != e.rcode()) {
-                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started);
+                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started,
+                        packet.length, response.length, QueryBits.dnssecOk(packet));
                 return response;
             }
         }
@@ -132,7 +134,7 @@ public class RequestProcessor {
             meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
             e.meters(ipv6, meters);
         }
-        meters.record(System.nanoTime() - started);
+        meters.record(System.nanoTime() - started, packet.length, response.length, QueryBits.dnssecOk(packet));
         return response;
     }
 
@@ -156,10 +158,15 @@ public class RequestProcessor {
             metrics.malformed();
             byte[] formerr = formErr(packet);
             send.accept(formerr);
-            metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR, System.nanoTime() - started);
+            metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR, System.nanoTime() - started,
+                    packet.length, formerr.length, false);
             return;
         }
         QueryContext ctx = new QueryContext(snapshot, client, query);
+        if (EdnsStrictness.violation(query) != null) {
+            complete(ctx, packet, formErr(query), started, send);
+            return;
+        }
         int opcode = query.getHeader().getOpcode();
         RequestHandler handler = byOpcode[opcode];
         if (handler == null) {
@@ -191,6 +198,7 @@ public class RequestProcessor {
         handler.handle(ctx, packet).whenComplete((reply, error) -> {
             if (error != null || reply == null) {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
+                metrics.panic();
                 reply = servFail(query);
             }
             complete(ctx, packet, reply, started, send);
@@ -205,6 +213,7 @@ public class RequestProcessor {
             wire = encoder.encode(reply.response(), encoder.limitFor(query, client.transport()));
         } catch (RuntimeException e) {
             LOG.errorf(e, "cannot encode the response to %s", query.getQuestion());
+            metrics.panic();
             reply = servFail(query);
             wire = reply.response().toWire();
         }
@@ -227,7 +236,7 @@ public class RequestProcessor {
         long nanos = System.nanoTime() - started;
         Record q = query.getQuestion();
         metrics.request(reply.zone(), client.transport().label(), client.ipv6(), q == null ? 0 : q.getType(),
-                reply.response().getRcode(), nanos);
+                reply.response().getRcode(), nanos, packet.length, wire.length, QueryBits.dnssecOk(packet));
         if (queryLog) {
             QueryLog.log(client, query, packet.length, reply.response(), wire.length, nanos);
         }
@@ -263,6 +272,21 @@ public class RequestProcessor {
             }
         }
         return true;
+    }
+
+    /** FORMERR echoing the ID, opcode, RD and question, without OPT: the request's EDNS could not be trusted. */
+    private static RequestHandler.Reply formErr(Message query) {
+        Message m = new Message(query.getHeader().getID());
+        m.getHeader().setFlag(Flags.QR);
+        m.getHeader().setOpcode(query.getHeader().getOpcode());
+        if (query.getHeader().getFlag(Flags.RD)) {
+            m.getHeader().setFlag(Flags.RD);
+        }
+        m.getHeader().setRcode(Rcode.FORMERR);
+        if (query.getQuestion() != null) {
+            m.addRecord(query.getQuestion(), Section.QUESTION);
+        }
+        return new RequestHandler.Reply(m, NO_ZONE);
     }
 
     private static RequestHandler.Reply servFail(Message query) {

@@ -39,6 +39,7 @@ public class SnapshotStore {
     private static final Logger LOG = Logger.getLogger(SnapshotStore.class);
 
     private volatile Snapshot current = Snapshot.empty();
+    private volatile Swap lastSwap = new Swap(0, 0, "nothing loaded yet");
     private final Map<String, SourceContent> contentBySource = new LinkedHashMap<>();
     private final List<RecordSource> sources = new CopyOnWriteArrayList<>();
     private long version;
@@ -64,6 +65,27 @@ public class SnapshotStore {
     private LongAdder updates(String kind) {
         return Counters.register(registry, "meshdns.snapshot.updates",
                 "Snapshot updates: owners patched in place, or zones recompiled from every source", "kind", kind);
+    }
+
+    /** When the snapshot being served was published, and what caused it (for the status page). */
+    public record Swap(long version, long epochMillis, String cause) {
+    }
+
+    public Swap lastSwap() {
+        return lastSwap;
+    }
+
+    /** The id of the source that holds zone {@code origin} ({@code zone-file:…}, {@code discovery:…}, …), or null. */
+    public synchronized String sourceOfZone(org.xbill.DNS.Name origin) {
+        for (Map.Entry<String, SourceContent> e : contentBySource.entrySet()) {
+            if (e.getValue().zone(origin) != null) return e.getKey();
+        }
+        return null;
+    }
+
+    /** The record sources registered so far, in registration order. */
+    public List<RecordSource> sources() {
+        return List.copyOf(sources);
     }
 
     /** The snapshot to answer from. Never null; version 0 means nothing was loaded yet. */
@@ -226,6 +248,7 @@ public class SnapshotStore {
 
     private void swap(Snapshot next, String cause, int names, long started) {
         current = next;
+        lastSwap = new Swap(next.version(), System.currentTimeMillis(), cause);
         long micros = (System.nanoTime() - started) / 1_000;
         if (micros >= 100_000 || !cause.endsWith("(patch)")) {
             LOG.infof("snapshot v%d: %d zone(s), %d name(s) changed or compiled after update from %s (%d ms)", next.version(),

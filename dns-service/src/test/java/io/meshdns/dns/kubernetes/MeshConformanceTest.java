@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 4's conformance table over real UDP: dnsjava's SimpleResolver against the running dns-service, whose
+ * The mesh naming conformance table over real UDP: dnsjava's SimpleResolver against the running dns-service, whose
  * catalog comes from the {@link MeshFixture} snapshot file, forwarding to a real Knot. The client (127.0.0.1) is
  * pod {@code shop/client-0} in the fixture, so autopath applies to it; 127.0.0.2 is no pod.
  */

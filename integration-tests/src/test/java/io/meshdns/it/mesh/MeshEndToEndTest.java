@@ -48,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The whole suite as real processes (issues 3 and 4): two fabric8 CRUD API servers in this JVM stand for
+ * The whole suite as real processes: two fabric8 CRUD API servers in this JVM stand for
  * the clusters "east" (discovery's local cluster, through quarkus.kubernetes-client.*) and "west"
  * (a kubeconfig file in meshdns.discovery.remote-kubeconfig-dir); the packaged discovery-service
  * watches both; two packaged dns-services follow it over HTTP — "node A" in east (placeholder on) and
@@ -156,7 +156,7 @@ class MeshEndToEndTest {
         System.out.println("MeshEndToEndTest timings (informational):\n  " + String.join("\n  ", measured));
     }
 
-    // ---- issue 3: create / update / delete → snapshot and answers ------------------------------
+    // ---- discovery: create / update / delete → snapshot and answers ------------------------------
 
     @Test
     @Order(1)
@@ -207,7 +207,7 @@ class MeshEndToEndTest {
         awaitAnswer(dnsB, "db.shop.svc.cluster.local", List.of("[NXDOMAIN]"));
     }
 
-    // ---- issue 4 (1): a service only in cluster B resolves at a node of cluster A -------------
+    // ---- multi-cluster: a service only in cluster B resolves at a node of cluster A -------------
 
     @Test
     @Order(3)
@@ -225,7 +225,7 @@ class MeshEndToEndTest {
         awaitAnswer(dnsA, "web.shop.svc.cluster.local", List.of("10.96.0.11"));
     }
 
-    // ---- issue 4 (2) + issue 3 ServiceEntries ---------------------------------------------------
+    // ---- ServiceEntries and their VIPs ---------------------------------------------------
 
     @Test
     @Order(4)
@@ -285,7 +285,7 @@ class MeshEndToEndTest {
         assertTrue(discovery.isAlive());
     }
 
-    // ---- issue 4 (3) and (4): placeholder, and never for search-path expansions -----------------
+    // ---- placeholder, and never for search-path expansions -----------------
 
     @Test
     @Order(6)
@@ -321,7 +321,7 @@ class MeshEndToEndTest {
         assertEquals(List.of("2001:db8:0:0:0:0:0:7"), dnsA.aaaa("google.com")); // dnsjava prints IPv6 uncompressed
     }
 
-    // ---- issue 3: authentication ------------------------------------------------------------------
+    // ---- discovery: authentication ------------------------------------------------------------------
 
     @Test
     @Order(8)
@@ -337,7 +337,7 @@ class MeshEndToEndTest {
         assertEquals(200, discovery.get("/v1/snapshot", TOKEN).statusCode());
     }
 
-    // ---- issue 3: restarts ------------------------------------------------------------------------
+    // ---- discovery: restarts ------------------------------------------------------------------------
 
     @Test
     @Order(9)
@@ -379,7 +379,7 @@ class MeshEndToEndTest {
         awaitAnswer(dnsA, "after-restarts.shop.svc.cluster.local", List.of("10.96.0.31"));
     }
 
-    // ---- issue 3: a cluster going away and coming back ---------------------------------------------
+    // ---- discovery: a cluster going away and coming back ---------------------------------------------
 
     @Test
     @Order(11)
