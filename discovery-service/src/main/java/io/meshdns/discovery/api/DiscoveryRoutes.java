@@ -48,6 +48,12 @@ public class DiscoveryRoutes {
     Vertx vertx;
 
     final EncodedEvents encoded = new EncodedEvents();
+    final WatchClients watchClients = new WatchClients();
+
+    /** The open watch streams (the status page). */
+    public WatchClients watchClients() {
+        return watchClients;
+    }
 
     void routes(@Observes Router router) {
         router.get("/v1/snapshot").handler(rc -> authenticated(rc, this::snapshot));
@@ -160,7 +166,8 @@ public class DiscoveryRoutes {
                 return;
             }
         }
-        new WatchStream(rc.response(), vertx.getOrCreateContext(), since).start();
+        new WatchStream(rc.response(), vertx.getOrCreateContext(), since, rc.request().remoteAddress(),
+                rc.request().getHeader(HttpHeaders.USER_AGENT)).start();
     }
 
     /**
@@ -168,20 +175,50 @@ public class DiscoveryRoutes {
      * listener only hops onto it. A client too slow to drain its socket skips deltas and gets one
      * fresh snapshot when it catches up, so a slow node never makes discovery buffer without bound.
      */
-    private final class WatchStream implements CatalogAggregator.Listener {
+    private final class WatchStream implements CatalogAggregator.Listener, WatchClients.Client {
         private final HttpServerResponse resp;
         private final Context context;
-        private long lastSent;
-        private boolean lagging;
+        private final String remote;
+        private final String userAgent;
+        private final long connectedAt = System.currentTimeMillis();
+        private volatile long lastSent;
+        private volatile boolean lagging;
         private boolean closed;
         private long heartbeatTimer = -1;
         private Runnable cancel = () -> {
         };
 
-        WatchStream(HttpServerResponse resp, Context context, long since) {
+        WatchStream(HttpServerResponse resp, Context context, long since, Object remote, String userAgent) {
             this.resp = resp;
             this.context = context;
             this.lastSent = since;
+            this.remote = String.valueOf(remote);
+            this.userAgent = userAgent == null ? "" : userAgent;
+        }
+
+        @Override
+        public String remote() {
+            return remote;
+        }
+
+        @Override
+        public String userAgent() {
+            return userAgent;
+        }
+
+        @Override
+        public long connectedEpochMillis() {
+            return connectedAt;
+        }
+
+        @Override
+        public long lastSentVersion() {
+            return lastSent;
+        }
+
+        @Override
+        public boolean lagging() {
+            return lagging;
         }
 
         void start() {
@@ -191,6 +228,7 @@ public class DiscoveryRoutes {
             resp.exceptionHandler(t -> close());
             resp.drainHandler(v -> onDrain());
             metrics.watchClients().incrementAndGet();
+            watchClients.opened(this);
             CatalogAggregator.Subscription sub = aggregator.subscribe(lastSent, this);
             cancel = sub.cancel();
             if (sub.ready()) {
@@ -250,6 +288,7 @@ public class DiscoveryRoutes {
             cancel.run();
             if (heartbeatTimer >= 0) context.owner().cancelTimer(heartbeatTimer);
             metrics.watchClients().decrementAndGet();
+            watchClients.closed(this);
         }
     }
 

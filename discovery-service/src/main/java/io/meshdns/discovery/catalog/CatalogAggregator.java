@@ -79,7 +79,7 @@ public final class CatalogAggregator {
     }
 
     /**
-     * A step every entry passes before it is stored, e.g. the ServiceEntry VIP allocation (issue 4).
+     * A step every entry passes before it is stored, e.g. the ServiceEntry VIP allocation.
      * It must be pure and fast: it runs under the catalog lock.
      */
     public void setEnricher(UnaryOperator<CatalogEntry> enricher) {

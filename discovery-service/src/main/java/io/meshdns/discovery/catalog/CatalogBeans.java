@@ -39,7 +39,7 @@ public class CatalogBeans {
     CatalogAggregator aggregator(DiscoveryConfig config, @Named("discovery-scheduler") ScheduledExecutorService scheduler,
                                  Instance<VipAllocator> allocators) {
         CatalogAggregator a = new CatalogAggregator(System.currentTimeMillis(), config.batchWindow().toMillis(), config.historySize(), scheduler);
-        // vip.CentralVipAllocator (issue 4); NONE only if no allocator bean is present.
+        // vip.CentralVipAllocator; NONE only if no allocator bean is present.
         VipAllocator allocator = allocators.isResolvable() ? allocators.get() : VipAllocator.NONE;
         a.setEnricher(new VipEnricher(allocator));
         // The allocator frees the VIPs of hosts that left the catalog: it needs to see every version.

@@ -12,7 +12,7 @@ import java.util.Optional;
  * Applies the local cluster's connection keys at run time. Quarkus 3.33 fixes
  * {@code quarkus.kubernetes-client.api-server-url}, {@code token} and {@code trust-certs} at build
  * time, so a packaged discovery-service would ignore them; users and scripts set them when they
- * start the jar (issue 3 names them as the way to reach the local cluster), so we read their
+ * start the jar (the documented way to reach the local cluster), so we read their
  * run-time values here and put them into the client's Config before the client is built.
  */
 @Singleton

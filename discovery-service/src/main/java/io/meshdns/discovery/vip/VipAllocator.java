@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The seam for issue 4: gives each ServiceEntry host without {@code addresses} stable VIPs,
+ * The allocation seam: gives each ServiceEntry host without {@code addresses} stable VIPs,
  * identical on every node. Discovery fills {@link CatalogEntry.ServiceEntry#allocatedVips()} with
  * the result before the entry enters the catalog.
  */
@@ -15,6 +15,6 @@ public interface VipAllocator {
     /** host -> VIPs for the hosts of {@code entry} that need one; empty when none is allocated. */
     Map<String, List<String>> vipsFor(CatalogEntry.ServiceEntry entry);
 
-    /** The allocator until issue 4: allocates nothing. */
+    /** An allocator that allocates nothing (when no allocator bean is present). */
     VipAllocator NONE = entry -> Map.of();
 }

@@ -17,7 +17,7 @@ public record CacheSettings(
         long staleWindow,
         long staleTtl) {
 
-    /** RFC 2308 §7.1 / issue 2: a SERVFAIL is never cached for more than 5 s. */
+    /** RFC 2308 §7.1: a SERVFAIL is never cached for more than 5 s. */
     public static final long SERVFAIL_TTL_CAP = 5;
 
     public CacheSettings {

@@ -58,6 +58,8 @@ public final class DnsCache {
     private final LongAdder denialHits = new LongAdder();
     private final LongAdder misses = new LongAdder();
     private final LongAdder servedStale = new LongAdder();
+    private final LongAdder successEvictions = new LongAdder();
+    private final LongAdder denialEvictions = new LongAdder();
     private final AtomicLong successEntries = new AtomicLong();
     private final AtomicLong denialEntries = new AtomicLong();
 
@@ -269,6 +271,20 @@ public final class DnsCache {
         return misses.sum();
     }
 
+    /** Every lookup: hits of both kinds plus misses, CoreDNS's {@code coredns_cache_requests_total}. */
+    public long requests() {
+        return successHits.sum() + denialHits.sum() + misses.sum();
+    }
+
+    /** Entries pushed out by the size bound (not those that expired), CoreDNS's {@code coredns_cache_evictions_total}. */
+    public long successEvictions() {
+        return successEvictions.sum();
+    }
+
+    public long denialEvictions() {
+        return denialEvictions.sum();
+    }
+
     public long servedStale() {
         return servedStale.sum();
     }
@@ -311,6 +327,7 @@ public final class DnsCache {
         protected boolean removeEldestEntry(Map.Entry<CacheKey, CachedResponse> eldest) {
             if (size() > capacity) {
                 entryRemoved(eldest.getValue());
+                (eldest.getValue().kind() == Kind.SUCCESS ? successEvictions : denialEvictions).increment();
                 return true;
             }
             return false;

@@ -6,7 +6,7 @@ import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.Optional;
 
-/** The discovery feed of dns-service (issue 3, dns-service side). */
+/** The discovery feed of dns-service (dns-service side). */
 @ConfigMapping(prefix = "meshdns.dns")
 public interface DiscoveryClientConfig {
     /** The value of {@code meshdns.dns.discovery-url} that selects the in-process Vert.x event bus feed. */

@@ -195,10 +195,11 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             changed.addAll(delta.deletes());
             update = naming.update(catalog, changed);
         }
+        // The index rides in the same snapshot as the records it describes: one swap, one read per query.
         if (update.whole()) {
-            sink.publish(update.zones());
+            sink.publish(update.zones(), update.index());
         } else {
-            sink.patch(update.patches(), naming.compiler().content());
+            sink.patch(update.patches(), naming.compiler().content(), update.index());
         }
         naming.activate(update.index());
         versionGauge.set(catalog.version());
@@ -226,6 +227,16 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     @Override
     public long version() {
         return follower.version();
+    }
+
+    /** The catalog this node compiled its mesh names from (what explain reports as source objects). */
+    public io.meshdns.model.Catalog catalog() {
+        return follower.catalog();
+    }
+
+    /** Whether the feed from discovery-service is connected now (the status page; the gauge exports the same). */
+    public boolean isConnected() {
+        return connectedGauge.get() == 1;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.meshdns.dns.forward;
 
 import io.meshdns.dns.cache.CacheConfig;
 import io.meshdns.dns.cache.CacheMetrics;
+import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.cache.CacheSettings;
 import io.meshdns.dns.cache.DnsCache;
 import io.meshdns.dns.server.ServerConfig;
@@ -24,14 +25,15 @@ public class ForwarderProducer {
     @Singleton
     @Startup
     UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, ServerConfig server,
-                                MeterRegistry registry) {
+                                MeterRegistry registry, DnsMetrics metrics) {
         // Our own listen address, to refuse an upstream that is ourselves. The listener validates these keys.
         ForwardSettings settings = ForwardSettings.from(forwardConfig, server.bindAddress().trim(), portOrZero(server.port()));
         CacheSettings cacheSettings = CacheSettings.from(cacheConfig);
         DnsCache cache = null;
         if (cacheSettings.enabled()) {
             cache = new DnsCache(cacheSettings, ForwarderProducer::monotonicMillis);
-            CacheMetrics.bind(cache, registry);
+            DnsCache bound = cache;
+            metrics.whenServerKnown(serverLabel -> CacheMetrics.bind(bound, registry, serverLabel));
         }
         return new UpstreamForwarder(vertx, settings, cache, registry).start();
     }

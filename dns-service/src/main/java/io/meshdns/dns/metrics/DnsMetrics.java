@@ -1,5 +1,6 @@
 package io.meshdns.dns.metrics;
 
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,10 +11,13 @@ import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Type;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -21,6 +25,9 @@ import java.util.function.ToDoubleFunction;
  * {@code coredns_dns_requests_total{server,zone,proto,family,type}},
  * {@code coredns_dns_responses_total{server,zone,rcode}},
  * {@code coredns_dns_request_duration_seconds{server,zone,type}} (histogram, CoreDNS's buckets),
+ * {@code coredns_dns_request_size_bytes{server,zone,proto}} and {@code coredns_dns_response_size_bytes{server,zone,proto}}
+ * (histograms, CoreDNS's size buckets), {@code coredns_dns_do_requests_total{server,zone}},
+ * {@code coredns_panics_total}, {@code coredns_build_info{version,revision,goversion}},
  * plus {@code meshdns_acl_dropped_total{proto}}. Meters are created once per label combination
  * and cached, so the query path does a map lookup, not a registry lookup with fresh Tags.
  *
@@ -30,6 +37,11 @@ import java.util.function.ToDoubleFunction;
 public class DnsMetrics {
     /** CoreDNS's request-duration buckets: 0.25 ms doubling to about 8 s. */
     private static final Duration[] BUCKETS = buckets();
+    /**
+     * CoreDNS's request and response size buckets, in bytes, but for its {@code le="0"}: no DNS message is
+     * empty, and Micrometer rejects a zero bound (the registration threw, and every query's metrics with it).
+     */
+    private static final double[] SIZE_BUCKETS = {100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3};
     /** CoreDNS reports these query types by name and every other one as "other". */
     private static final int[] NAMED_TYPES = {Type.A, Type.AAAA, Type.NS, Type.PTR, Type.SOA, Type.CNAME, Type.MX,
             Type.TXT, Type.SRV, Type.DS, Type.DNSKEY, Type.HTTPS, Type.SVCB, Type.ANY, Type.AXFR, Type.IXFR,
@@ -38,6 +50,11 @@ public class DnsMetrics {
     private final ConcurrentMap<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
     private final ConcurrentMap<ResponseKey, LongAdder> responses = new ConcurrentHashMap<>();
     private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
+    private final ConcurrentMap<SizeKey, DistributionSummary> requestSizes = new ConcurrentHashMap<>();
+    private final ConcurrentMap<SizeKey, DistributionSummary> responseSizes = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, LongAdder> dnssecOk = new ConcurrentHashMap<>();
+    private final List<Consumer<String>> serverListeners = new ArrayList<>();
+    private final LongAdder panics;
     private final ConcurrentMap<MetersKey, Meters> meters = new ConcurrentHashMap<>();
     private final LongAdder aclDroppedUdp;
     private final LongAdder aclDroppedTcp;
@@ -54,6 +71,12 @@ public class DnsMetrics {
         this.aclDroppedTcp = counter("meshdns.acl.dropped", acl, "proto", "tcp");
         this.malformed = counter("meshdns.dns.malformed.requests",
                 "Packets that did not parse as a DNS query: answered FORMERR or dropped");
+        this.panics = counter("coredns.panics", "A metrics that counts the number of panics: queries whose handling threw, answered SERVFAIL");
+        Gauge.builder("coredns.build.info", () -> 1)
+                .description("A metric with a constant '1' value labeled by version, revision, and goversion from which meshdns was built")
+                .tag("version", BuildInfo.version()).tag("revision", BuildInfo.revision())
+                .tag("goversion", "java" + System.getProperty("java.version"))
+                .register(registry);
     }
 
     private LongAdder counter(String name, String description, String... tags) {
@@ -75,7 +98,32 @@ public class DnsMetrics {
 
     /** Set once the listeners are bound: {@code dns://127.0.0.1:5353}, CoreDNS's server label. */
     public void setServer(String server) {
-        this.server = server;
+        List<Consumer<String>> waiting;
+        synchronized (serverListeners) {
+            this.server = server;
+            waiting = List.copyOf(serverListeners);
+            serverListeners.clear();
+        }
+        waiting.forEach(l -> l.accept(server));
+    }
+
+    /**
+     * Runs {@code register} with CoreDNS's server label once the listeners are bound (at once if they are):
+     * for meters registered before the port is known, such as the forwarding cache's.
+     */
+    public void whenServerKnown(Consumer<String> register) {
+        synchronized (serverListeners) {
+            if (server.equals("dns://:0")) {
+                serverListeners.add(register);
+                return;
+            }
+        }
+        register.accept(server);
+    }
+
+    /** A query whose handling threw (answered SERVFAIL): CoreDNS's {@code coredns_panics_total}. */
+    public void panic() {
+        panics.increment();
     }
 
     public void aclDropped(boolean tcp) {
@@ -86,8 +134,10 @@ public class DnsMetrics {
         malformed.increment();
     }
 
-    public void request(String zone, String proto, boolean ipv6, int qtype, int rcode, long nanos) {
-        meters(zone, proto, ipv6, qtype, rcode).record(nanos);
+    /** One answered query: {@code request} and {@code response} are the messages' sizes in bytes. */
+    public void request(String zone, String proto, boolean ipv6, int qtype, int rcode, long nanos,
+                        int requestBytes, int responseBytes, boolean dnssecOk) {
+        meters(zone, proto, ipv6, qtype, rcode).record(nanos, requestBytes, responseBytes, dnssecOk);
     }
 
     /**
@@ -115,15 +165,36 @@ public class DnsMetrics {
                 .description("Histogram of the time (in seconds) each request took per zone")
                 .tag("server", server).tag("zone", k.zone).tag("type", k.type)
                 .serviceLevelObjectives(BUCKETS).register(registry));
-        return new Meters(request, response, duration);
+        DistributionSummary requestSize = requestSizes.computeIfAbsent(new SizeKey(key.zone, key.proto), k -> size(
+                "coredns.dns.request.size", "Size of the request in bytes per zone and protocol", k));
+        DistributionSummary responseSize = responseSizes.computeIfAbsent(new SizeKey(key.zone, key.proto), k -> size(
+                "coredns.dns.response.size", "Size of the returned response in bytes per zone and protocol", k));
+        LongAdder dnssec = dnssecOk.computeIfAbsent(key.zone, zone -> counter("coredns.dns.do.requests",
+                "Counter of DNS requests with DO bit set per zone", "server", server, "zone", zone));
+        return new Meters(request, response, duration, requestSize, responseSize, dnssec);
     }
 
-    /** The request and response counters and the duration histogram of one kind of answered query. */
-    public record Meters(LongAdder requests, LongAdder responses, Timer duration) {
-        public void record(long nanos) {
+    private DistributionSummary size(String name, String description, SizeKey k) {
+        return DistributionSummary.builder(name).baseUnit("bytes").description(description)
+                .tag("server", server).tag("zone", k.zone).tag("proto", k.proto)
+                .serviceLevelObjectives(SIZE_BUCKETS).register(registry);
+    }
+
+    /**
+     * The counters and histograms of one kind of answered query. Recording one query touches only these
+     * (adders and fixed-boundary histograms): no key, no allocation.
+     */
+    public record Meters(LongAdder requests, LongAdder responses, Timer duration, DistributionSummary requestSize,
+                         DistributionSummary responseSize, LongAdder dnssecOk) {
+        public void record(long nanos, int requestBytes, int responseBytes, boolean dnssecOkBit) {
             requests.increment();
             responses.increment();
             duration.record(nanos, TimeUnit.NANOSECONDS);
+            requestSize.record(requestBytes);
+            responseSize.record(responseBytes);
+            if (dnssecOkBit) {
+                dnssecOk.increment();
+            }
         }
     }
 
@@ -161,5 +232,8 @@ public class DnsMetrics {
     }
 
     private record DurationKey(String zone, String type) {
+    }
+
+    private record SizeKey(String zone, String proto) {
     }
 }

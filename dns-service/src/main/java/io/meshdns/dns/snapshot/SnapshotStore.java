@@ -1,5 +1,6 @@
 package io.meshdns.dns.snapshot;
 
+import io.meshdns.dns.kubernetes.MeshIndex;
 import io.meshdns.dns.metrics.Counters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -38,6 +39,7 @@ public class SnapshotStore {
     private static final Logger LOG = Logger.getLogger(SnapshotStore.class);
 
     private volatile Snapshot current = Snapshot.empty();
+    private volatile Swap lastSwap = new Swap(0, 0, "nothing loaded yet");
     private final Map<String, SourceContent> contentBySource = new LinkedHashMap<>();
     private final List<RecordSource> sources = new CopyOnWriteArrayList<>();
     private long version;
@@ -63,6 +65,27 @@ public class SnapshotStore {
     private LongAdder updates(String kind) {
         return Counters.register(registry, "meshdns.snapshot.updates",
                 "Snapshot updates: owners patched in place, or zones recompiled from every source", "kind", kind);
+    }
+
+    /** When the snapshot being served was published, and what caused it (for the status page). */
+    public record Swap(long version, long epochMillis, String cause) {
+    }
+
+    public Swap lastSwap() {
+        return lastSwap;
+    }
+
+    /** The id of the source that holds zone {@code origin} ({@code zone-file:…}, {@code discovery:…}, …), or null. */
+    public synchronized String sourceOfZone(org.xbill.DNS.Name origin) {
+        for (Map.Entry<String, SourceContent> e : contentBySource.entrySet()) {
+            if (e.getValue().zone(origin) != null) return e.getKey();
+        }
+        return null;
+    }
+
+    /** The record sources registered so far, in registration order. */
+    public List<RecordSource> sources() {
+        return List.copyOf(sources);
     }
 
     /** The snapshot to answer from. Never null; version 0 means nothing was loaded yet. */
@@ -92,6 +115,16 @@ public class SnapshotStore {
             public void patch(List<ZonePatch> patches, SourceContent content) {
                 SnapshotStore.this.patch(id, patches, content);
             }
+
+            @Override
+            public void publish(List<ZoneContent> content, MeshIndex mesh) {
+                SnapshotStore.this.publish(id, content, mesh);
+            }
+
+            @Override
+            public void patch(List<ZonePatch> patches, SourceContent content, MeshIndex mesh) {
+                SnapshotStore.this.patch(id, patches, content, mesh);
+            }
         });
     }
 
@@ -104,7 +137,12 @@ public class SnapshotStore {
 
     /** Replaces everything {@code sourceId} contributes, and swaps in a new snapshot. */
     public synchronized void publish(String sourceId, List<ZoneContent> content) {
-        replace(sourceId, SourceContent.of(content));
+        replace(sourceId, SourceContent.of(content), null);
+    }
+
+    /** Like {@link #publish(String, List)}; the new snapshot carries {@code mesh} (null: the current one's). */
+    public synchronized void publish(String sourceId, List<ZoneContent> content, MeshIndex mesh) {
+        replace(sourceId, SourceContent.of(content), mesh);
     }
 
     /**
@@ -113,6 +151,11 @@ public class SnapshotStore {
      * from every source's content, {@code content} included.
      */
     public synchronized void patch(String sourceId, List<ZonePatch> patches, SourceContent content) {
+        patch(sourceId, patches, content, null);
+    }
+
+    /** Like {@link #patch(String, List, SourceContent)}; the new snapshot carries {@code mesh} (null: the current one's). */
+    public synchronized void patch(String sourceId, List<ZonePatch> patches, SourceContent content, MeshIndex mesh) {
         long started = System.nanoTime();
         SourceContent previous = contentBySource.put(sourceId, content);
         if (!patchable(sourceId, patches)) {
@@ -124,24 +167,24 @@ public class SnapshotStore {
             }
             if (previous != null) origins.addAll(previous.origins());
             origins.addAll(content.origins());
-            recompile(origins, overlay, sourceId + " (patch, shared zone)", started);
+            recompile(origins, overlay, sourceId + " (patch, shared zone)", started, mesh);
             return;
         }
         if (patched != null) patched.increment(); // null only where the store runs outside the application (unit tests)
         int owners = 0;
         for (ZonePatch p : patches) owners += p.owners().size();
-        swap(current.patch(++version, patches), sourceId + " (patch)", owners, started);
+        swap(current.patch(++version, patches, mesh), sourceId + " (patch)", owners, started);
     }
 
     /** Removes a source's content (for sources that go away at run time). */
     public synchronized void withdraw(String sourceId) {
         SourceContent previous = contentBySource.remove(sourceId);
         if (previous != null) {
-            recompile(previous.origins(), previous.zone(null) != null, sourceId + " (withdrawn)", System.nanoTime());
+            recompile(previous.origins(), previous.zone(null) != null, sourceId + " (withdrawn)", System.nanoTime(), null);
         }
     }
 
-    private void replace(String sourceId, SourceContent content) {
+    private void replace(String sourceId, SourceContent content, MeshIndex mesh) {
         long started = System.nanoTime();
         SourceContent previous = contentBySource.put(sourceId, content);
         Set<Name> origins = new HashSet<>(content.origins());
@@ -150,7 +193,7 @@ public class SnapshotStore {
             origins.addAll(previous.origins());
             overlay |= previous.zone(null) != null;
         }
-        recompile(origins, overlay, sourceId, started);
+        recompile(origins, overlay, sourceId, started, mesh);
     }
 
     /** A patch is applied as such only where no other source holds the same zone or overlay name. */
@@ -176,7 +219,7 @@ public class SnapshotStore {
     }
 
     /** Recompiles the zones at {@code origins} (and the overlay) from every source; shares every other zone. */
-    private void recompile(Set<Name> origins, boolean overlay, String cause, long started) {
+    private void recompile(Set<Name> origins, boolean overlay, String cause, long started, MeshIndex mesh) {
         if (recompiled != null) recompiled.increment();
         Map<Name, ZoneIndex> zones = new HashMap<>();
         int names = 0;
@@ -200,11 +243,12 @@ public class SnapshotStore {
             overlayNodes = Snapshot.compileOverlay(parts);
             names += overlayNodes.size();
         }
-        swap(current.withZones(++version, zones, overlayNodes), cause, names, started);
+        swap(current.withZones(++version, zones, overlayNodes, mesh), cause, names, started);
     }
 
     private void swap(Snapshot next, String cause, int names, long started) {
         current = next;
+        lastSwap = new Swap(next.version(), System.currentTimeMillis(), cause);
         long micros = (System.nanoTime() - started) / 1_000;
         if (micros >= 100_000 || !cause.endsWith("(patch)")) {
             LOG.infof("snapshot v%d: %d zone(s), %d name(s) changed or compiled after update from %s (%d ms)", next.version(),

@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 5, the built-in provider end to end: the packaged exposure-service, watching a fabric8 CRUD
+ * The built-in provider end to end: the packaged exposure-service, watching a fabric8 CRUD
  * Kubernetes API, publishes an NSM-style Service into the packaged dns-service's dynamic zone over
  * RFC 2136 with TSIG; dnsjava resolves it exactly as NSM does (SRV on the plain name, then A); the
  * ExternalDNS TXT ownership records are in the zone (read by TSIG AXFR); and after dns-service is

@@ -37,7 +37,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The discovery benchmark (issue 3): 10k Services with 50k endpoints in fabric8 CRUD API servers, the
+ * The discovery benchmark: 10k Services with 50k endpoints in fabric8 CRUD API servers, the
  * packaged discovery-service watching them and a packaged dns-service following it. Reports
  * discovery-service's memory, the initial sync, the time from an API call returning to the first
  * correct UDP answer at dns-service (p50/p99/max), and the bytes of the delta line per changed service.

@@ -48,12 +48,12 @@ public class MetricsBenchmark {
 
     @Benchmark
     public void keyed() {
-        metrics.request("cluster.local.", "udp", false, 1, 0, 42_000);
+        metrics.request("cluster.local.", "udp", false, 1, 0, 42_000, 40, 120, false);
     }
 
     @Benchmark
     public void resolved() {
-        meters.record(42_000);
+        meters.record(42_000, 40, 120, false);
     }
 
     /** {@link #resolved} with the meters registered through a composite registry holding the Prometheus one. */

@@ -1,0 +1,238 @@
+package io.meshdns.dns.operator;
+
+import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.Transport;
+import io.meshdns.dns.discovery.DiscoveryRecordSource;
+import io.meshdns.dns.server.RequestProcessor;
+import io.meshdns.dns.snapshot.Snapshot;
+import io.meshdns.dns.snapshot.SnapshotStore;
+import io.meshdns.dns.snapshot.ZoneIndex;
+import io.meshdns.model.Catalog;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.WireFormat;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Flags;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
+import org.xbill.DNS.TextParseException;
+import org.xbill.DNS.Type;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code GET /v1/explain?name=&type=&client=}: why a name resolves the way it does at this node. The query is
+ * answered by the real query path (over the TCP path, so the UDP memo is left alone; it is counted in the metrics
+ * like any query), then explained from what is observable beside it: which source holds the zone, the catalog
+ * entries behind a mesh name, the placeholder address, the authoritative flag. What it cannot tell yet: whether
+ * autopath or an exportTo rule shaped the answer, and whether a forwarded answer came from the cache.
+ */
+@ApplicationScoped
+public class ExplainEndpoint {
+    @Inject
+    RequestProcessor processor;
+
+    @Inject
+    SnapshotStore store;
+
+    @Inject
+    Instance<DiscoveryRecordSource> discovery;
+
+    @Inject
+    Vertx vertx;
+
+    void routes(@Observes Router router) {
+        router.get("/v1/explain").handler(this::explain);
+    }
+
+    private void explain(RoutingContext ctx) {
+        String name = ctx.request().getParam("name");
+        String typeName = ctx.request().getParam("type");
+        String client = ctx.request().getParam("client");
+        if (name == null || name.isBlank()) {
+            ctx.response().setStatusCode(400).putHeader("Content-Type", "text/plain").end("name is required: /v1/explain?name=<name>&type=A&client=<pod IP>\n");
+            return;
+        }
+        int type = typeName == null || typeName.isBlank() ? Type.A : Type.value(typeName.toUpperCase(Locale.ROOT));
+        if (type < 0) {
+            ctx.response().setStatusCode(400).putHeader("Content-Type", "text/plain").end("unknown type " + typeName + "\n");
+            return;
+        }
+        vertx.executeBlocking(() -> explain(name, type, client == null || client.isBlank() ? "127.0.0.1" : client), false).onComplete(done -> {
+            if (done.failed()) {
+                ctx.response().setStatusCode(400).putHeader("Content-Type", "text/plain").end(String.valueOf(done.cause().getMessage()) + "\n");
+                return;
+            }
+            ctx.response().putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(WireFormat.encode(done.result())));
+        });
+    }
+
+    Map<String, Object> explain(String rawName, int type, String client) throws Exception {
+        Name name;
+        try {
+            name = Name.fromString(rawName.endsWith(".") ? rawName : rawName + ".");
+        } catch (TextParseException e) {
+            throw new IllegalArgumentException("not a domain name: " + rawName);
+        }
+        Snapshot snapshot = store.current();
+        Message query = Message.newQuery(Record.newRecord(name, type, DClass.IN));
+        CompletableFuture<byte[]> answer = new CompletableFuture<>();
+        processor.process(query.toWire(), new ClientInfo(client, 0, client.contains(":"), Transport.TCP), answer::complete);
+        Message response = new Message(answer.get(10, TimeUnit.SECONDS));
+
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("name", name.toString());
+        out.put("type", Type.string(type));
+        out.put("client", client);
+        out.put("rcode", Rcode.string(response.getRcode()));
+        List<String> records = new ArrayList<>();
+        for (Record r : response.getSection(Section.ANSWER)) records.add(r.toString());
+        out.put("answer", records);
+        out.put("snapshotVersion", snapshot.version());
+
+        List<Map<String, String>> sources = new ArrayList<>();
+        ZoneIndex zone = snapshot.findZone(name);
+        String rule;
+        String why = null;
+        if (!response.getHeader().getFlag(Flags.AA)) {
+            rule = "forwarded";
+            why = "not in a zone this node serves: sent to the upstreams (meshdns.dns.upstreams or a zone forward), through the cache";
+        } else if (zone == null) { // a name served outside any zone: the mesh's overlay (ServiceEntry hosts)
+            MeshReason mesh = mesh(name, null, response, records);
+            out.put("zoneSource", "discovery (overlay)");
+            rule = mesh.rule;
+            why = mesh.why;
+            sources.addAll(mesh.sources);
+        } else {
+            String sourceId = store.sourceOfZone(zone.origin());
+            out.put("zone", zone.origin().toString());
+            out.put("zoneSource", sourceId);
+            if (sourceId != null && sourceId.startsWith("discovery:")) {
+                MeshReason mesh = mesh(name, zone, response, records);
+                rule = mesh.rule;
+                why = mesh.why;
+                sources.addAll(mesh.sources);
+            } else if (sourceId != null && sourceId.startsWith("zone-file:")) {
+                rule = "zone file";
+                why = "from " + sourceId.substring("zone-file:".length());
+            } else if (sourceId != null && sourceId.startsWith("hosts")) {
+                rule = "hosts file";
+                why = "from " + sourceId;
+            } else if (sourceId != null && sourceId.startsWith("dynamic")) {
+                rule = "dynamic zone";
+                why = "written with RFC 2136 UPDATE (for example by exposure-service) into " + zone.origin();
+            } else {
+                rule = "zone";
+                why = sourceId == null ? "an overlay or compiled zone" : "from " + sourceId;
+            }
+            if (response.getRcode() == Rcode.NXDOMAIN && why == null) why = "no such name in " + zone.origin();
+        }
+        out.put("rule", rule);
+        if (why != null) out.put("why", why);
+        out.put("sources", sources);
+        return out;
+    }
+
+    private record MeshReason(String rule, String why, List<Map<String, String>> sources) {
+    }
+
+    /** A name of a zone compiled from the discovery catalog: which entries stand behind the answer. */
+    private MeshReason mesh(Name name, ZoneIndex zone, Message response, List<String> records) {
+        Catalog catalog = discovery.isResolvable() ? discovery.get().catalog() : null;
+        String fqdn = name.toString(true).toLowerCase(Locale.ROOT);
+        List<Map<String, String>> sources = new ArrayList<>();
+        String placeholder = placeholder();
+        boolean placeholderAnswer = placeholder != null && records.stream().anyMatch(r -> r.endsWith("\t" + placeholder));
+        if (catalog != null) {
+            for (CatalogEntry e : catalog.values()) {
+                if (e instanceof CatalogEntry.ServiceEntry se && se.hosts().stream().anyMatch(h -> h.equalsIgnoreCase(fqdn))) {
+                    sources.add(ref(e));
+                    boolean own = se.addresses().isEmpty();
+                    return new MeshReason(own ? "ServiceEntry host, meshdns VIP" : "ServiceEntry host, its addresses",
+                            own ? "the ServiceEntry has no addresses: the VIP discovery allocated (" + se.allocatedVips().values() + ")"
+                                    : "the ServiceEntry's addresses " + se.addresses(), sources);
+                }
+            }
+        }
+        String[] labels = fqdn.split("\\.");
+        String clusterDomain = ConfigProvider.getConfig().getOptionalValue("meshdns.dns.cluster-domain", String.class).orElse("cluster.local")
+                .toLowerCase(Locale.ROOT);
+        int svc = indexOf(labels, "svc");
+        if (catalog != null && svc >= 2 && fqdn.endsWith("svc." + clusterDomain)) {
+            String namespace = labels[svc - 1];
+            String service = labels[svc - 2];
+            boolean namespaceKnown = false;
+            for (CatalogEntry e : catalog.values()) {
+                if (e instanceof CatalogEntry.Namespace ns && ns.name().equals(namespace)) namespaceKnown = true;
+                if (e instanceof CatalogEntry.Service s && s.namespace().equals(namespace) && s.name().equals(service)) sources.add(ref(e));
+            }
+            if (placeholderAnswer) {
+                return new MeshReason("placeholder", "no service " + service + " in any cluster, namespace " + namespace
+                        + " is known: the placeholder " + placeholder + " (meshdns.dns.placeholder.ipv4)", sources);
+            }
+            if (response.getRcode() == Rcode.NXDOMAIN) {
+                String why = svc > 2 ? "more than one label before the namespace (" + String.join(".", java.util.Arrays.copyOf(labels, svc - 1))
+                        + "): a search-path expansion of another name, never the placeholder"
+                        : !namespaceKnown ? "no namespace " + namespace + " in any cluster (so no placeholder either)"
+                        : "no service " + service + " in namespace " + namespace + " (placeholder off)";
+                return new MeshReason("no such name", why, sources);
+            }
+            if (!sources.isEmpty()) {
+                String local = localCluster();
+                List<String> clusters = sources.stream().map(m -> m.get("cluster")).distinct().toList();
+                String where = clusters.contains(local) ? "the local cluster " + local : "cluster " + String.join(", ", clusters)
+                        + " (not in the local cluster " + local + ": meshdns.dns.remote-service-policy)";
+                return new MeshReason("cluster service", "service " + namespace + "/" + service + " in " + where
+                        + (clusters.size() > 1 ? "; also in " + clusters : ""), sources);
+            }
+        }
+        if (placeholderAnswer) {
+            return new MeshReason("placeholder", "under a ServiceEntry suffix (meshdns.dns.placeholder.service-entry-suffixes) with no ServiceEntry for it", sources);
+        }
+        if (fqdn.contains(".clusterset.")) {
+            return new MeshReason("clusterset merge", "the service's addresses merged across the clusters exporting it", sources);
+        }
+        return new MeshReason(response.getRcode() == Rcode.NXDOMAIN ? "no such name" : "mesh name",
+                response.getRcode() == Rcode.NXDOMAIN ? "no catalog entry answers it" : "compiled from the discovery catalog", sources);
+    }
+
+    private static int indexOf(String[] labels, String label) {
+        for (int i = labels.length - 1; i >= 0; i--) if (labels[i].equals(label)) return i;
+        return -1;
+    }
+
+    private static Map<String, String> ref(CatalogEntry e) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("cluster", e.ref().cluster());
+        m.put("kind", e.ref().kind().name());
+        m.put("namespace", e.ref().namespace());
+        m.put("name", e.ref().name());
+        return m;
+    }
+
+    private static String placeholder() {
+        var c = ConfigProvider.getConfig();
+        boolean on = c.getOptionalValue("meshdns.dns.placeholder.enabled", Boolean.class).orElse(false);
+        return on ? c.getOptionalValue("meshdns.dns.placeholder.ipv4", String.class).orElse(null) : null;
+    }
+
+    private static String localCluster() {
+        return ConfigProvider.getConfig().getOptionalValue("meshdns.dns.cluster-name", String.class).orElse("(catalog's local cluster)");
+    }
+}

@@ -1,0 +1,99 @@
+package io.meshdns.it.operator;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.meshdns.testsupport.QuarkusJarProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code /v1/explain} on the running dns-service, one row per rule it can tell apart, and {@code bin/meshdns explain}
+ * as its thin client. The node follows discovery (examples/clusters, node of east, placeholder 1.1.1.2), serves the
+ * example zone file and a dynamic zone exposure-service publishes into, and forwards the rest.
+ */
+class ExplainEndpointTest {
+    @TempDir
+    static Path state;
+    static RunningServices services;
+
+    @BeforeAll
+    static void start() throws Exception {
+        services = new RunningServices(state);
+        try {
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() ->
+                    explain("registry.nsm-system." + RunningServices.DOMAIN, "SRV").path("rcode").asText().equals("NOERROR")
+                            && explain("reviews.shop.svc.cluster.local", "A").path("rcode").asText().equals("NOERROR"));
+        } catch (Throwable e) {
+            throw new AssertionError(services.outputs(), e);
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (services != null) services.close();
+    }
+
+    @ParameterizedTest(name = "{0} {1}: {3}")
+    @CsvSource(delimiter = '|', value = {
+            // name | type | rcode | rule | the why says | a source object
+            "web.shop.svc.cluster.local | A | NOERROR | cluster service | the local cluster east | east/SERVICE/shop/web",
+            "reviews.shop.svc.cluster.local | A | NOERROR | cluster service | cluster west (not in the local cluster east | west/SERVICE/shop/reviews",
+            "ratings.shop.svc.cluster.local | A | NOERROR | placeholder | namespace shop is known | ",
+            "billing.service.entry | A | NOERROR | placeholder | ServiceEntry suffix | ",
+            "google.com.svc.cluster.local | A | NXDOMAIN | no such name | no namespace com in any cluster | ",
+            "www.google.com.shop.svc.cluster.local | A | NXDOMAIN | no such name | search-path expansion | ",
+            "legacy.service.entry | A | NOERROR | ServiceEntry host, meshdns VIP | the VIP discovery allocated | west/SERVICE_ENTRY/shop/legacy",
+            "api.payments.example | A | NOERROR | ServiceEntry host, its addresses | 192.0.2.10 | east/SERVICE_ENTRY/istio-system/payments-api",
+            "registry.mesh.example | A | NOERROR | zone file | mesh.example.zone | ",
+            "registry.nsm-system.mesh.it | SRV | NOERROR | dynamic zone | RFC 2136 | ",
+            "www.example.invalid | A | SERVFAIL | forwarded | sent to the upstreams | ",
+    })
+    void everyRuleIsTold(String name, String type, String rcode, String rule, String why, String source) throws Exception {
+        JsonNode e = explain(name, type);
+        assertEquals(rcode, e.path("rcode").asText(), e.toString());
+        assertEquals(rule, e.path("rule").asText(), e.toString());
+        assertTrue(e.path("why").asText().contains(why), e.toString());
+        assertTrue(e.path("snapshotVersion").asLong() > 0, e.toString());
+        if (source != null) {
+            String[] s = source.split("/");
+            boolean found = false;
+            for (JsonNode o : e.path("sources")) {
+                found |= o.path("cluster").asText().equals(s[0]) && o.path("kind").asText().equals(s[1])
+                        && o.path("namespace").asText().equals(s[2]) && o.path("name").asText().equals(s[3]);
+            }
+            assertTrue(found, "source " + source + " in " + e);
+        }
+        if (rcode.equals("NOERROR")) assertTrue(e.path("answer").size() > 0, e.toString());
+    }
+
+    @Test
+    void theCliIsAThinClientOfTheEndpoint() throws Exception {
+        Path root = QuarkusJarProcess.repositoryRoot();
+        Process p = new ProcessBuilder(root.resolve("bin/meshdns").toString(), "explain", "ratings.shop.svc.cluster.local", "A",
+                "--url", "http://127.0.0.1:" + services.dnsHttp).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("rule: placeholder"), out);
+        assertTrue(out.contains("1.1.1.2"), out);
+    }
+
+    static JsonNode explain(String name, String type) throws Exception {
+        return new ObjectMapper().readTree(RunningServices.get("http://127.0.0.1:" + services.dnsHttp + "/v1/explain?name="
+                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&type=" + type));
+    }
+}

@@ -1,0 +1,132 @@
+package io.meshdns.it.operator;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.meshdns.testsupport.LogLines;
+import io.meshdns.testsupport.QuarkusJarProcess;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The three packaged services as an operator runs them, on loopback: discovery-service on the bundled
+ * two-cluster example (examples/clusters), dns-service following it as a node of "east" with a dynamic zone,
+ * and exposure-service watching a fabric8 CRUD Kubernetes API and publishing one NSM-style Service into that
+ * zone through the builtin provider. Each HTTP port is the one the service picked itself (port 0, read from its log).
+ */
+final class RunningServices implements AutoCloseable {
+    static final String TOKEN = "operator-token";
+    static final String SECRET = "b3BlcmF0b3Itc3VyZmFjZXMtc2VjcmV0LTAxMjM0NTY3";
+    static final String DOMAIN = "mesh.it";
+
+    final KubernetesMockServer kubernetes;
+    final NamespacedKubernetesClient client;
+    final QuarkusJarProcess discovery;
+    final QuarkusJarProcess dns;
+    final QuarkusJarProcess exposure;
+    final int discoveryHttp;
+    final int dnsHttp;
+    final int dnsPort;
+    final int exposureHttp;
+
+    RunningServices(Path state) throws Exception {
+        kubernetes = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        kubernetes.init(InetAddress.getLoopbackAddress(), 0);
+        client = kubernetes.createClient();
+        discovery = start("discovery-service", Map.of(
+                "meshdns.discovery.enabled-local-cluster", "false",
+                "meshdns.discovery.cluster-name", "east",
+                "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters").toString(),
+                "meshdns.discovery.shared-token", TOKEN,
+                "meshdns.discovery.vip-file", state.resolve("vips.txt").toString()));
+        discoveryHttp = discovery.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
+        dns = start("dns-service", Map.ofEntries(
+                Map.entry("meshdns.dns.port", "0"),
+                Map.entry("meshdns.dns.upstreams", "127.0.0.1:9"),
+                Map.entry("meshdns.dns.zone-files", QuarkusJarProcess.repositoryRoot().resolve("examples/zones/mesh.example.zone").toString()),
+                Map.entry("meshdns.dns.discovery-url", "http://127.0.0.1:" + discoveryHttp),
+                Map.entry("meshdns.dns.discovery-token", TOKEN),
+                Map.entry("meshdns.dns.cluster-name", "east"),
+                Map.entry("meshdns.dns.placeholder.enabled", "true"),
+                Map.entry("meshdns.dns.placeholder.ipv4", "1.1.1.2"),
+                Map.entry("meshdns.dns.placeholder.service-entry-suffixes", "service.entry"),
+                Map.entry("meshdns.dns.dynamic-zones", DOMAIN),
+                Map.entry("meshdns.dns.tsig-keys", "exposure:hmac-sha256:" + SECRET),
+                Map.entry("meshdns.dns.journal-dir", state.resolve("journal").toString())));
+        dnsPort = dns.awaitPort(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(90));
+        dnsHttp = dns.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(30));
+        exposure = start("exposure-service", Map.ofEntries(
+                Map.entry("meshdns.exposure.policy", "sync"),
+                Map.entry("meshdns.exposure.owner-id", "operator-test"),
+                Map.entry("meshdns.exposure.provider", "builtin"),
+                Map.entry("meshdns.exposure.builtin.targets", "127.0.0.1:" + dnsPort),
+                Map.entry("meshdns.exposure.rfc2136.zones", DOMAIN),
+                Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
+                Map.entry("meshdns.exposure.rfc2136.tsig-secret", SECRET),
+                Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
+                Map.entry("meshdns.exposure.default-domain", DOMAIN),
+                Map.entry("meshdns.exposure.domain-filters", DOMAIN),
+                Map.entry("meshdns.exposure.sources", "service"),
+                Map.entry("meshdns.exposure.interval", "2s"),
+                Map.entry("meshdns.exposure.debounce", "200ms"),
+                Map.entry("meshdns.exposure.leader-election.enabled", "false"),
+                Map.entry("quarkus.kubernetes-client.master-url", kubernetes.url("/")),
+                Map.entry("quarkus.kubernetes-client.trust-certs", "true"),
+                Map.entry("quarkus.kubernetes-client.devservices.enabled", "false")));
+        exposureHttp = exposure.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
+        Service registry = new ServiceBuilder()
+                .withNewMetadata().withName("registry").withNamespace("nsm-system")
+                .addToAnnotations("meshdns.io/expose", "true").addToAnnotations("meshdns.io/srv-port", "registry").endMetadata()
+                .withNewSpec().withType("LoadBalancer").addNewPort().withName("registry").withPort(5002).withProtocol("TCP").endPort().endSpec()
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.10").endIngress().endLoadBalancer().endStatus()
+                .build();
+        client.services().inNamespace("nsm-system").resource(registry).create();
+        client.services().inNamespace("nsm-system").resource(registry).updateStatus();
+    }
+
+    private static QuarkusJarProcess start(String module, Map<String, String> properties) throws IOException {
+        return QuarkusJarProcess.module(module).jvmOptions(QuarkusJarProcess.FAST_START_JVM).properties(properties)
+                .property("quarkus.http.host", "127.0.0.1").property("quarkus.http.port", "0")
+                .stopGrace(Duration.ofSeconds(15)).start();
+    }
+
+    static String get(String url) throws IOException, InterruptedException {
+        return get(url, Map.of());
+    }
+
+    static String get(String url, Map<String, String> headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
+        headers.forEach(b::header);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new AssertionError("GET " + url + ": " + r.statusCode() + "\n" + r.body());
+        }
+        return r.body();
+    }
+
+    String outputs() {
+        return "--- discovery-service\n" + discovery.output() + "\n--- dns-service\n" + dns.output() + "\n--- exposure-service\n" + exposure.output();
+    }
+
+    @Override
+    public void close() {
+        for (QuarkusJarProcess p : new QuarkusJarProcess[]{exposure, dns, discovery}) {
+            if (p != null) p.close();
+        }
+        client.close();
+        kubernetes.destroy();
+    }
+}

@@ -1,0 +1,125 @@
+package io.meshdns.it.operator;
+
+import io.meshdns.testsupport.QuarkusJarProcess;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The packaged jars as an operator meets them: a bad value stops the start with one first line on stderr,
+ * {@code meshdns: invalid configuration: <key>=<value>: <why>}, exit code 2 and no stack trace; {@code --help}
+ * and {@code -h} print the main keys and exit 0 without starting anything. Covers SmallRye's own conversion
+ * and "required" errors as well as each service's validators.
+ */
+class StartupErrorsTest {
+    /** Keeps every case off the machine's real ports and clusters. */
+    private static final List<String> QUIET = List.of("-Dquarkus.http.port=0", "-Dmeshdns.dns.port=0",
+            "-Dmeshdns.dns.upstreams=127.0.0.1:9", "-Dmeshdns.discovery.enabled-local-cluster=false");
+
+    @ParameterizedTest(name = "{0}: -D{1}={2}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+            // module | key | value | why (the line's tail)
+            "dns-service | meshdns.dns.port | abc | 'abc' is not a number",
+            "dns-service | meshdns.dns.port | 70000 | 70000 is outside 0..65535",
+            "dns-service | meshdns.dns.forward.policy | bogus | 'bogus' is not one of sequential, random, round-robin",
+            "dns-service | meshdns.dns.cache.max-entries | many | Expected an integer value, got \"many\"",
+            "discovery-service | meshdns.discovery.batch-window | soon | Invalid duration: soon",
+            "discovery-service | meshdns.discovery.cluster-name | Not_A_Label | must be a DNS label (lower case letters, digits, '-'), got 'Not_A_Label'",
+            "exposure-service | meshdns.exposure.policy | bogus | 'bogus' is not one of sync, upsert-only, create-only",
+    })
+    void badValueStopsTheStartWithOneLine(String module, String key, String value, String why) throws Exception {
+        Result r = run(module, List.of("-D" + key + "=" + value), List.of());
+        assertEquals(2, r.exit, r.describe());
+        assertEquals("meshdns: invalid configuration: " + key + "=" + value + ": " + why, r.firstStderrLine(), r.describe());
+        assertNoStackTrace(r);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"exposure-service"})
+    void aMissingRequiredKeyIsNamed(String module) throws Exception {
+        Result r = run(module, List.of(), List.of());
+        assertEquals(2, r.exit, r.describe());
+        assertEquals("meshdns: invalid configuration: meshdns.exposure.policy=<unset>: required, and not set", r.firstStderrLine(), r.describe());
+        assertNoStackTrace(r);
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+            "dns-service, --help, meshdns.dns.discovery-url",
+            "dns-service, -h, meshdns.dns.placeholder.enabled",
+            "discovery-service, --help, meshdns.discovery.manifest-dirs",
+            "discovery-service, -h, meshdns.discovery.shared-token",
+            "exposure-service, --help, meshdns.exposure.policy",
+            "exposure-service, -h, meshdns.exposure.rfc2136.host",
+    })
+    void helpPrintsTheMainKeysAndStartsNothing(String module, String flag, String key) throws Exception {
+        Result r = run(module, List.of(), List.of(flag));
+        assertEquals(0, r.exit, r.describe());
+        assertTrue(r.stdout.startsWith("meshdns " + module), r.describe());
+        assertTrue(r.stdout.contains(key), r.describe());
+        assertTrue(r.stdout.contains("quarkus.http.port"), r.describe());
+        assertFalse(r.stdout.contains("started in"), "the service started: " + r.describe());
+        assertEquals("", r.stderr, r.describe());
+    }
+
+    private static void assertNoStackTrace(Result r) {
+        String all = r.stdout + r.stderr;
+        assertFalse(all.contains("\tat "), "stack trace printed: " + r.describe());
+        assertFalse(all.contains("Caused by"), "stack trace printed: " + r.describe());
+        assertFalse(all.contains("started in"), "the service started: " + r.describe());
+    }
+
+    private static Result run(String module, List<String> properties, List<String> args) throws IOException, InterruptedException {
+        Path jar = QuarkusJarProcess.repositoryRoot().resolve(module).resolve("target/quarkus-app/quarkus-run.jar");
+        assertTrue(Files.isRegularFile(jar), jar + " is missing: mvn -B -pl " + module + " -am package -DskipTests");
+        List<String> command = new ArrayList<>(List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC", "-Xmx128m"));
+        command.addAll(QUIET);
+        command.addAll(properties);
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(args);
+        Path out = Files.createTempFile("meshdns-start", ".out");
+        Path err = Files.createTempFile("meshdns-start", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).directory(QuarkusJarProcess.repositoryRoot().toFile())
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.environment().remove("MESHDNS_STACK_TRACE");
+            Process p = pb.start();
+            if (!p.waitFor(90, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError(module + " " + command + " did not exit within 90 s:\n" + Files.readString(out));
+            }
+            return new Result(String.join(" ", command), p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
+    private static String javaBinary() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private record Result(String command, int exit, String stdout, String stderr) {
+        String firstStderrLine() {
+            int nl = stderr.indexOf('\n');
+            return nl < 0 ? stderr : stderr.substring(0, nl);
+        }
+
+        String describe() {
+            return command + "\nexit " + exit + "\n--- stderr\n" + stderr + "--- stdout\n" + stdout;
+        }
+    }
+}

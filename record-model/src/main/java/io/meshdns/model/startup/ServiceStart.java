@@ -1,0 +1,87 @@
+package io.meshdns.model.startup;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * What every service's main does around the framework's start: {@code --help} prints the main keys and
+ * exits 0 without starting anything; a start that fails on a configuration value prints
+ * {@link ConfigProblem#line()} as the first line on standard error (no stack trace unless
+ * {@code MESHDNS_STACK_TRACE=1} or {@code -Dmeshdns.stack-trace=true}) and exits with
+ * {@link #EXIT_INVALID_CONFIGURATION}; any other failure is reported as the framework reports it.
+ */
+public final class ServiceStart {
+    /** Like a usage error: nothing was started, the operator must change a value. */
+    public static final int EXIT_INVALID_CONFIGURATION = 2;
+
+    private ServiceStart() {
+    }
+
+    /**
+     * @param help       the {@code --help} text
+     * @param valueOf    a key's raw value, for validators' messages that do not repeat it
+     * @param start      starts the framework with the exit handler it is given and returns when it exits
+     * @param frameworkExit the framework's own exit handler (it calls {@code System.exit})
+     */
+    public static void main(String[] args, String help, Function<String, Optional<String>> valueOf,
+                            Consumer<BiConsumer<Integer, Throwable>> start, BiConsumer<Integer, Throwable> frameworkExit) {
+        if (ServiceHelp.requested(args)) {
+            System.out.print(help);
+            System.out.flush();
+            return;
+        }
+        StartupConsole.hold();
+        start.accept((code, failure) -> {
+            if (failure == null) {
+                StartupConsole.release();
+                frameworkExit.accept(code, null);
+                return;
+            }
+            List<ConfigProblem> problems = ConfigProblem.findAll(failure, valueOf);
+            if (problems.isEmpty()) {
+                StartupConsole.release();
+                frameworkExit.accept(code, failure);
+                return;
+            }
+            StartupConsole.discard();
+            PrintStream err = StartupConsole.err();
+            for (ConfigProblem p : problems) {
+                err.println(p.line());
+            }
+            if (StartupConsole.stackTraceRequested()) {
+                failure.printStackTrace(err);
+            } else {
+                err.println("meshdns: nothing was started (MESHDNS_STACK_TRACE=1 shows the stack trace)");
+            }
+            err.flush();
+            frameworkExit.accept(EXIT_INVALID_CONFIGURATION, null);
+        });
+    }
+
+    /** A key's raw value from the command line or environment first, then {@code configFiles}. */
+    public static Function<String, Optional<String>> valueLookup(Function<String, Optional<String>> configFiles) {
+        return key -> {
+            Optional<String> direct = ConfigProblem.fromCommandLineOrEnvironment(key);
+            if (direct.isPresent()) {
+                return direct;
+            }
+            try {
+                return configFiles.apply(key);
+            } catch (RuntimeException | LinkageError e) {
+                return Optional.empty();
+            }
+        };
+    }
+
+    /** Whether a log record of a failed start may be shown: not when it only repeats a configuration problem. */
+    public static boolean showStartFailure(String message, Throwable thrown) {
+        if (thrown == null || message == null || !message.startsWith("Failed to start") || StartupConsole.stackTraceRequested()) {
+            return true;
+        }
+        return ConfigProblem.findAll(thrown, k -> Optional.empty()).isEmpty();
+    }
+}
