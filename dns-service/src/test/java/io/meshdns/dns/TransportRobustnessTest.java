@@ -69,7 +69,32 @@ class TransportRobustnessTest {
                 Arguments.of("qdcount 0", packet(0, new byte[0]), true),
                 Arguments.of("qdcount 2", packet(2, concat(question("a.test.meshdns"), question("b.test.meshdns"))), true),
                 Arguments.of("qdcount 2 but one question", packet(2, question("a.test.meshdns")), true),
-                Arguments.of("a response (QR=1) is never answered", response(question("registry.test.meshdns")), false));
+                Arguments.of("a response (QR=1) is never answered", response(question("registry.test.meshdns")), false),
+                // RFC 6891 section 6.1.1: one OPT at most, only in the additional section, owned by the root.
+                Arguments.of("two OPT records", counts(packet(1, concat(question("registry.test.meshdns"), opt(0), opt(0))), 0, 0, 2), true),
+                Arguments.of("OPT in the answer section", counts(packet(1, concat(question("registry.test.meshdns"), opt(0))), 1, 0, 0), true),
+                Arguments.of("OPT in the authority section", counts(packet(1, concat(question("registry.test.meshdns"), opt(0))), 0, 1, 0), true),
+                Arguments.of("OPT with a non-root owner", counts(packet(1, concat(question("registry.test.meshdns"), optOwnedBy("x"))), 0, 0, 1), true));
+    }
+
+    /** An OPT record (payload 1232, no options) with the root as owner. */
+    private static byte[] opt(int flags) {
+        return new byte[] {0, 0, 41, 0x04, (byte) 0xD0, 0, 0, (byte) (flags >> 8), (byte) flags, 0, 0};
+    }
+
+    private static byte[] optOwnedBy(String label) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(label.length());
+        out.writeBytes(label.getBytes(StandardCharsets.US_ASCII));
+        out.writeBytes(opt(0));
+        return out.toByteArray();
+    }
+
+    private static byte[] counts(byte[] packet, int an, int ns, int ar) {
+        packet[7] = (byte) an;
+        packet[9] = (byte) ns;
+        packet[11] = (byte) ar;
+        return packet;
     }
 
     @ParameterizedTest(name = "{0}")

@@ -32,14 +32,28 @@ public sealed interface CatalogEntry {
         }
     }
 
-    /** A core/v1 Service. {@code clusterIps} is empty for headless and ExternalName services. */
+    /**
+     * A core/v1 Service. {@code clusterIps} is empty for headless and ExternalName services.
+     * {@code exportTo}: the annotation {@code networking.istio.io/exportTo}, split (empty: the mesh default).
+     * {@code publishNotReady}: {@code spec.publishNotReadyAddresses} or the annotation
+     * {@code service.alpha.kubernetes.io/tolerate-unready-endpoints: "true"} (Kubernetes DNS spec 2.1: every
+     * endpoint then counts as ready).
+     */
     record Service(String cluster, String namespace, String name, ServiceType serviceType,
                    java.util.List<String> clusterIps, String externalName,
-                   java.util.List<PortSpec> ports, java.util.List<String> loadBalancerIngress) implements CatalogEntry {
+                   java.util.List<PortSpec> ports, java.util.List<String> loadBalancerIngress,
+                   java.util.List<String> exportTo, boolean publishNotReady) implements CatalogEntry {
         public Service {
             clusterIps = clusterIps == null ? java.util.List.of() : java.util.List.copyOf(clusterIps);
             ports = ports == null ? java.util.List.of() : java.util.List.copyOf(ports);
             loadBalancerIngress = loadBalancerIngress == null ? java.util.List.of() : java.util.List.copyOf(loadBalancerIngress);
+            exportTo = exportTo == null ? java.util.List.of() : java.util.List.copyOf(exportTo);
+        }
+
+        public Service(String cluster, String namespace, String name, ServiceType serviceType,
+                       java.util.List<String> clusterIps, String externalName,
+                       java.util.List<PortSpec> ports, java.util.List<String> loadBalancerIngress) {
+            this(cluster, namespace, name, serviceType, clusterIps, externalName, ports, loadBalancerIngress, null, false);
         }
 
         public ObjectRef ref() {
@@ -77,20 +91,40 @@ public sealed interface CatalogEntry {
     }
 
     /**
-     * An Istio ServiceEntry. {@code addresses} are the entry's own; {@code allocatedVips} maps each
-     * host without addresses to the VIPs discovery allocated for it (stable, identical on every node).
-     * {@code endpointAddresses} are the IP endpoints of a {@code resolution: DNS} or STATIC entry.
+     * An Istio ServiceEntry. {@code addresses} are the entry's own ({@code spec.addresses}); {@code allocatedVips}
+     * maps each host without addresses to the VIPs to answer for it, chosen by discovery (Istio's from
+     * {@code statusAddresses} or discovery's own allocation, per {@code meshdns.discovery.vip-source}; identical
+     * on every node). {@code endpointAddresses} are the IP endpoints of a {@code resolution: DNS} or STATIC entry.
+     * {@code statusAddresses}: what Istio's auto-allocation wrote to {@code status.addresses}, by host.
+     * {@code exportTo}: {@code spec.exportTo} (empty: the mesh default). {@code autoAllocateOptOut}: the label
+     * {@code networking.istio.io/enable-autoallocate-ip: "false"} (no VIP from Istio, none from us).
      */
     record ServiceEntry(String cluster, String namespace, String name, java.util.List<String> hosts,
                         java.util.List<String> addresses, String resolution, java.util.List<String> endpointAddresses,
                         java.util.List<PortSpec> ports,
-                        java.util.Map<String, java.util.List<String>> allocatedVips) implements CatalogEntry {
+                        java.util.Map<String, java.util.List<String>> allocatedVips,
+                        java.util.Map<String, java.util.List<String>> statusAddresses,
+                        java.util.List<String> exportTo, boolean autoAllocateOptOut) implements CatalogEntry {
         public ServiceEntry {
             hosts = hosts == null ? java.util.List.of() : java.util.List.copyOf(hosts);
             addresses = addresses == null ? java.util.List.of() : java.util.List.copyOf(addresses);
             endpointAddresses = endpointAddresses == null ? java.util.List.of() : java.util.List.copyOf(endpointAddresses);
             ports = ports == null ? java.util.List.of() : java.util.List.copyOf(ports);
             allocatedVips = allocatedVips == null ? java.util.Map.of() : java.util.Map.copyOf(allocatedVips);
+            statusAddresses = statusAddresses == null ? java.util.Map.of() : java.util.Map.copyOf(statusAddresses);
+            exportTo = exportTo == null ? java.util.List.of() : java.util.List.copyOf(exportTo);
+        }
+
+        public ServiceEntry(String cluster, String namespace, String name, java.util.List<String> hosts,
+                            java.util.List<String> addresses, String resolution, java.util.List<String> endpointAddresses,
+                            java.util.List<PortSpec> ports, java.util.Map<String, java.util.List<String>> allocatedVips) {
+            this(cluster, namespace, name, hosts, addresses, resolution, endpointAddresses, ports, allocatedVips, null, null, false);
+        }
+
+        /** This entry with {@code vips} as the addresses to answer per host. */
+        public ServiceEntry withAllocatedVips(java.util.Map<String, java.util.List<String>> vips) {
+            return new ServiceEntry(cluster, namespace, name, hosts, addresses, resolution, endpointAddresses, ports, vips,
+                    statusAddresses, exportTo, autoAllocateOptOut);
         }
 
         public ObjectRef ref() {

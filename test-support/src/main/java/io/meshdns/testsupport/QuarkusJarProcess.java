@@ -68,10 +68,12 @@ public final class QuarkusJarProcess implements AutoCloseable {
         private final Path jar;
         private final String howToBuild;
         private final List<String> jvmOptions = new ArrayList<>();
+        private final List<String> commandPrefix = new ArrayList<>();
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final Map<String, String> env = new LinkedHashMap<>();
         private Path logFile;
         private Duration stopGrace = Duration.ofSeconds(10);
+        private Path javaHome = Path.of(System.getProperty("java.home"));
 
         private Launch(String name, Path jar, String howToBuild) {
             this.name = name;
@@ -86,6 +88,15 @@ public final class QuarkusJarProcess implements AutoCloseable {
 
         public Launch jvmOptions(String... options) {
             return jvmOptions(List.of(options));
+        }
+
+        /**
+         * Words put before {@code java} that exec it (so {@link QuarkusJarProcess#pid()} is still the JVM's):
+         * {@code ip netns exec <name>} runs the service in a network namespace.
+         */
+        public Launch commandPrefix(String... words) {
+            commandPrefix.addAll(List.of(words));
+            return this;
         }
 
         /** A {@code -Dkey=value}; a later value for the same key replaces the earlier one. */
@@ -118,6 +129,12 @@ public final class QuarkusJarProcess implements AutoCloseable {
             return this;
         }
 
+        /** Run the jar on another JDK (default: the test's own {@code java.home}). */
+        public Launch javaHome(Path home) {
+            javaHome = home;
+            return this;
+        }
+
         /** Also append the command line and every output line to this file (kept across restarts). */
         public Launch logFile(Path file) {
             logFile = file;
@@ -139,8 +156,8 @@ public final class QuarkusJarProcess implements AutoCloseable {
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalStateException(jar + " is missing: " + howToBuild);
             }
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            List<String> cmd = new ArrayList<>(commandPrefix);
+            cmd.add(javaHome.resolve("bin").resolve("java").toString());
             cmd.addAll(jvmOptions);
             properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
             cmd.add("-jar");
@@ -260,6 +277,15 @@ public final class QuarkusJarProcess implements AutoCloseable {
         process.destroyForcibly();
         process.waitFor(10, TimeUnit.SECONDS);
         forgetShutdownHook();
+    }
+
+    /**
+     * SIGTERM only, returning at once; what the process prints while it stops is still read (Process.destroy,
+     * which {@link #close()} uses, also closes the pipes, so a service's shutdown logging is lost there).
+     * Follow with {@link #awaitExit}.
+     */
+    public void terminate() {
+        process.toHandle().destroy();
     }
 
     /** SIGTERM, then SIGKILL after the stop grace; returns once the process is gone. */

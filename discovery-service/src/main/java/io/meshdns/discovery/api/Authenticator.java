@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -24,8 +25,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <ol>
  * <li>{@code meshdns.discovery.auth.disabled=true}: everything is accepted (local demos only);</li>
  * <li>{@code meshdns.discovery.shared-token} set: the token must equal it (constant-time compare);</li>
- * <li>local cluster enabled: the token is checked with a TokenReview against the local API server
- *     (a ServiceAccount token of any pod passes), verdicts cached for {@code auth.cache-ttl};</li>
+ * <li>local cluster enabled: the token is checked with a TokenReview against the local API server,
+ *     and the user it names must be one of {@code meshdns.discovery.authorized-subjects} (a username,
+ *     or {@code group:<name>} for any member of a group); verdicts cached for {@code auth.cache-ttl}.
+ *     Authentication alone is not enough: every pod of the cluster has a service-account token, and
+ *     the snapshot lists every service of every cluster;</li>
  * <li>otherwise every request is refused: there is nothing to check a token against.</li>
  * </ol>
  */
@@ -36,7 +40,13 @@ public class Authenticator {
 
     public enum Mode { DISABLED, SHARED_TOKEN, TOKEN_REVIEW, REFUSE_ALL }
 
-    private record Verdict(boolean ok, long expiresAtMillis) {
+    /** The outcome of one check: HTTP 200, 401 or 403. */
+    public enum Decision { ALLOWED, UNAUTHENTICATED, FORBIDDEN }
+
+    private static final String GROUP_PREFIX = "group:";
+    static final String SUBJECTS_KEY = "meshdns.discovery.authorized-subjects";
+
+    private record Verdict(Decision decision, long expiresAtMillis) {
     }
 
     @Inject
@@ -48,6 +58,8 @@ public class Authenticator {
     private Mode mode;
     private byte[] sharedDigest;
     private final Map<String, Verdict> cache = new ConcurrentHashMap<>();
+    private java.util.Set<String> authorizedUsers = java.util.Set.of();
+    private java.util.Set<String> authorizedGroups = java.util.Set.of();
 
     public Authenticator() {
     }
@@ -62,6 +74,21 @@ public class Authenticator {
     @PostConstruct
     void init() {
         if (localClient == null) localClient = () -> clusters.localClient();
+        java.util.Set<String> users = new java.util.HashSet<>();
+        java.util.Set<String> groups = new java.util.HashSet<>();
+        for (String raw : config.authorizedSubjects()) {
+            String subject = raw.trim();
+            if (subject.isEmpty()) continue;
+            if (subject.startsWith(GROUP_PREFIX)) {
+                String group = subject.substring(GROUP_PREFIX.length()).trim();
+                if (group.isEmpty()) throw new IllegalArgumentException(SUBJECTS_KEY + ": '" + raw + "' names no group");
+                groups.add(group);
+            } else {
+                users.add(subject);
+            }
+        }
+        authorizedUsers = java.util.Set.copyOf(users);
+        authorizedGroups = java.util.Set.copyOf(groups);
         if (config.auth().disabled()) {
             mode = Mode.DISABLED;
             LOG.warn("meshdns.discovery.auth.disabled=true: the discovery API accepts requests without a token");
@@ -86,38 +113,53 @@ public class Authenticator {
         return mode != Mode.TOKEN_REVIEW;
     }
 
-    /** Checks an Authorization header value; may block (TokenReview) unless {@link #isNonBlocking()}. */
+    /** True when the request may read; see {@link #check}. */
     public boolean authenticate(String authorization) {
-        if (mode == Mode.DISABLED) return true;
-        if (mode == Mode.REFUSE_ALL) return false;
+        return check(authorization) == Decision.ALLOWED;
+    }
+
+    /** Checks an Authorization header value; may block (TokenReview) unless {@link #isNonBlocking()}. */
+    public Decision check(String authorization) {
+        if (mode == Mode.DISABLED) return Decision.ALLOWED;
+        if (mode == Mode.REFUSE_ALL) return Decision.UNAUTHENTICATED;
         String token = bearer(authorization);
-        if (token == null) return false;
+        if (token == null) return Decision.UNAUTHENTICATED;
         if (mode == Mode.SHARED_TOKEN) {
             // Digests have a fixed length, so the comparison time says nothing about the token.
-            return MessageDigest.isEqual(sha256(token), sharedDigest);
+            return MessageDigest.isEqual(sha256(token), sharedDigest) ? Decision.ALLOWED : Decision.UNAUTHENTICATED;
         }
         String key = HexFormat.of().formatHex(sha256(token));
         long now = System.currentTimeMillis();
         Verdict v = cache.get(key);
-        if (v != null && v.expiresAtMillis() > now) return v.ok();
-        boolean ok = tokenReview(token);
+        if (v != null && v.expiresAtMillis() > now) return v.decision();
+        Decision d = tokenReview(token);
         if (cache.size() >= MAX_CACHED) cache.clear();
-        cache.put(key, new Verdict(ok, now + config.auth().cacheTtl().toMillis()));
-        return ok;
+        cache.put(key, new Verdict(d, now + config.auth().cacheTtl().toMillis()));
+        return d;
     }
 
-    private boolean tokenReview(String token) {
+    private Decision tokenReview(String token) {
         KubernetesClient client = localClient.get().orElse(null);
-        if (client == null) return false;
+        if (client == null) return Decision.UNAUTHENTICATED;
         try {
             TokenReview review = client.authentication().v1().tokenReviews()
                     .create(new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build());
             boolean ok = review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAuthenticated());
-            if (!ok) LOG.debugf("TokenReview refused a token: %s", review.getStatus() == null ? "no status" : review.getStatus().getError());
-            return ok;
+            if (!ok) {
+                LOG.debugf("TokenReview refused a token: %s", review.getStatus() == null ? "no status" : review.getStatus().getError());
+                return Decision.UNAUTHENTICATED;
+            }
+            var user = review.getStatus().getUser();
+            String username = user == null ? null : user.getUsername();
+            List<String> groups = user == null || user.getGroups() == null ? List.of() : user.getGroups();
+            if ((username != null && authorizedUsers.contains(username)) || groups.stream().anyMatch(authorizedGroups::contains)) {
+                return Decision.ALLOWED;
+            }
+            LOG.warnf("discovery API: %s is authenticated but not in %s; refused (403)", username, SUBJECTS_KEY);
+            return Decision.FORBIDDEN;
         } catch (RuntimeException e) {
             LOG.warnf("TokenReview failed, refusing the request: %s", e.getMessage());
-            return false;
+            return Decision.UNAUTHENTICATED;
         }
     }
 

@@ -68,16 +68,23 @@ public class DiscoveryRoutes {
     private void authenticated(RoutingContext rc, Consumer<RoutingContext> next) {
         String header = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
         if (authenticator.isNonBlocking()) {
-            if (authenticator.authenticate(header)) next.accept(rc);
-            else unauthorized(rc);
+            decide(rc, authenticator.check(header), next);
             return;
         }
         rc.request().pause();
-        vertx.executeBlocking(() -> authenticator.authenticate(header), false).onComplete(ar -> {
+        vertx.executeBlocking(() -> authenticator.check(header), false).onComplete(ar -> {
             rc.request().resume();
-            if (ar.succeeded() && ar.result()) next.accept(rc);
-            else unauthorized(rc);
+            decide(rc, ar.succeeded() ? ar.result() : Authenticator.Decision.UNAUTHENTICATED, next);
         });
+    }
+
+    private static void decide(RoutingContext rc, Authenticator.Decision decision, Consumer<RoutingContext> next) {
+        switch (decision) {
+            case ALLOWED -> next.accept(rc);
+            case FORBIDDEN -> rc.response().setStatusCode(403).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain")
+                    .end("forbidden: not in meshdns.discovery.authorized-subjects\n");
+            default -> unauthorized(rc);
+        }
     }
 
     private static void unauthorized(RoutingContext rc) {

@@ -89,7 +89,8 @@ public class ClusterManager {
         List<Path> dirs = config.manifestDirs().orElse(List.of());
         if (!dirs.isEmpty()) {
             manifests = new ManifestSource(dirs, config.clusterName(), config.clusterName(), aggregator, metrics, rejections,
-                    this::watchedThroughApi);
+                    this::watchedThroughApi, new ManifestSource.Limits(config.manifest().maxFileSizeBytes(),
+                    config.manifest().maxDepth()));
             aggregator.expectInitialSync(ManifestSource.SOURCE_ID);
             scheduler.execute(manifests::poll);
             long poll = config.manifestPollInterval().toMillis();
@@ -116,6 +117,11 @@ public class ClusterManager {
                     + "or meshdns.discovery.enabled-local-cluster=true");
             aggregator.markReady();
         }
+    }
+
+    /** The file source; null when no manifest directory is configured. */
+    public ManifestSource manifests() {
+        return manifests;
     }
 
     void onStop(@Observes ShutdownEvent ev) {

@@ -47,6 +47,16 @@ public interface DiscoveryConfig {
     @WithDefault("1s")
     Duration manifestPollInterval();
 
+    Manifest manifest();
+
+    /**
+     * Who may read the API in TokenReview mode: usernames ({@code system:serviceaccount:<ns>:<name>})
+     * and {@code group:<group>} entries, matched against the TokenReview's user. An authenticated
+     * token of anyone else gets 403.
+     */
+    @WithDefault("system:serviceaccount:meshdns-system:dns-service")
+    List<String> authorizedSubjects();
+
     /** Shared bearer token (edge nodes, tests). Unset in a cluster: tokens are checked with TokenReview. */
     Optional<String> sharedToken();
 
@@ -92,6 +102,33 @@ public interface DiscoveryConfig {
     /** Record a Kubernetes Event on objects that are rejected as malformed. */
     @WithDefault("true")
     boolean recordEvents();
+
+    /** Limits on one manifest file: a file beyond them is rejected alone (its previous objects kept). */
+    interface Manifest {
+        /** Largest file read: bytes, or with a {@code K}, {@code M} or {@code G} suffix ({@code 4M}, {@code 512K}). */
+        @WithDefault("4M")
+        String maxFileSize();
+
+        /** {@link #maxFileSize()} in bytes; -1 when it is not a size. */
+        default long maxFileSizeBytes() {
+            String v = maxFileSize().trim().toUpperCase(java.util.Locale.ROOT);
+            long unit = 1;
+            if (v.endsWith("K") || v.endsWith("M") || v.endsWith("G")) {
+                unit = v.endsWith("K") ? 1024L : v.endsWith("M") ? 1024L * 1024 : 1024L * 1024 * 1024;
+                v = v.substring(0, v.length() - 1);
+            }
+            try {
+                long n = Long.parseLong(v);
+                return n < 0 || n > Long.MAX_VALUE / unit ? -1 : n * unit;
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+
+        /** Deepest nesting (block indentation levels plus flow brackets) parsed. */
+        @WithDefault("64")
+        int maxDepth();
+    }
 
     interface Auth {
         /**

@@ -42,6 +42,13 @@ public class DiscoveryConfigValidator {
         if (c.initialSyncTimeout().isNegative()) {
             p.add("meshdns.discovery.initial-sync-timeout must not be negative");
         }
+        if (c.manifest().maxFileSizeBytes() < 1) {
+            p.add("meshdns.discovery.manifest.max-file-size must be a positive size (bytes, or with K, M or G), got '"
+                    + c.manifest().maxFileSize() + "'");
+        }
+        if (c.manifest().maxDepth() < 1 || c.manifest().maxDepth() > 10_000) {
+            p.add("meshdns.discovery.manifest.max-depth must be between 1 and 10000, got " + c.manifest().maxDepth());
+        }
         if (c.historySize() < 1) {
             p.add("meshdns.discovery.history-size must be at least 1, got " + c.historySize());
         }
@@ -53,6 +60,11 @@ public class DiscoveryConfigValidator {
         for (Path d : c.manifestDirs().orElse(List.of())) {
             if (!Files.isDirectory(d)) {
                 p.add("meshdns.discovery.manifest-dirs entry is not a directory: " + d);
+            }
+        }
+        for (String subject : c.authorizedSubjects()) {
+            if (subject.trim().equals("group:") || subject.trim().startsWith("group:") && subject.trim().substring(6).isBlank()) {
+                p.add("meshdns.discovery.authorized-subjects entry '" + subject + "' names no group");
             }
         }
         c.sharedToken().ifPresent(t -> {

@@ -36,6 +36,12 @@ import java.util.stream.Stream;
  * <p>A record's cluster is the object's {@code meshdns.io/cluster} annotation, else the first
  * subdirectory under the manifest dir ({@code dir/east/x.yaml} is cluster {@code east}), else the
  * default cluster name. A file that fails to parse keeps its previous objects until it is fixed.
+ *
+ * <p>One file never takes the source down: a file larger than {@link Limits#maxFileSize()} is not
+ * read, one nested deeper than {@link Limits#maxDepth()} is not parsed, and anything else a file
+ * throws (a parser's {@code StackOverflowError} included) rejects that file alone. A rejected file
+ * keeps its previous objects and is listed in {@link #rejectedFiles()}; {@link #healthy()} is false
+ * while a file has never been loaded since start, because its records are then missing.
  */
 public final class ManifestSource {
     public static final String CLUSTER_ANNOTATION = "meshdns.io/cluster";
@@ -44,6 +50,11 @@ public final class ManifestSource {
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private record FileStamp(long size, long mtime) {
+    }
+
+    /** {@code meshdns.discovery.manifest.max-file-size} (bytes) and {@code .max-depth} (nesting levels). */
+    public record Limits(long maxFileSize, int maxDepth) {
+        public static final Limits DEFAULT = new Limits(4L * 1024 * 1024, 64);
     }
 
     private final List<Path> dirs;
@@ -59,9 +70,20 @@ public final class ManifestSource {
     private Map<ObjectRef, CatalogEntry> published = Map.of();
     private Set<String> publishedClusters = Set.of();
     private boolean firstLoadDone;
+    private final Limits limits;
+    private volatile Map<Path, String> rejectedFiles = Map.of();
+    private volatile boolean lastPollFailed;
+    private final Set<Path> neverLoaded = new HashSet<>();
 
     public ManifestSource(List<Path> dirs, String defaultCluster, String localCluster, CatalogAggregator aggregator,
                           DiscoveryMetrics metrics, RejectionReporter rejections, Predicate<String> clusterWatchedElsewhere) {
+        this(dirs, defaultCluster, localCluster, aggregator, metrics, rejections, clusterWatchedElsewhere, Limits.DEFAULT);
+    }
+
+    public ManifestSource(List<Path> dirs, String defaultCluster, String localCluster, CatalogAggregator aggregator,
+                          DiscoveryMetrics metrics, RejectionReporter rejections, Predicate<String> clusterWatchedElsewhere,
+                          Limits limits) {
+        this.limits = limits;
         this.dirs = List.copyOf(dirs);
         this.defaultCluster = defaultCluster;
         this.localCluster = localCluster;
@@ -71,23 +93,42 @@ public final class ManifestSource {
         this.clusterWatchedElsewhere = clusterWatchedElsewhere;
     }
 
-    /** Rereads the manifests if anything changed. Returns true when it reloaded. Never throws. */
+    /**
+     * Rereads the manifests if anything changed. Returns true when it reloaded. Never throws, whatever
+     * a file does: it runs on a fixed-delay schedule, which an escaping throwable would end for good.
+     * The initial sync is reported only after a complete pass, so a catalog that could not be built
+     * is never served as if it were the whole truth.
+     */
     public synchronized boolean poll() {
         try {
             Map<Path, FileStamp> stamps = scan();
             if (firstLoadDone && stamps.equals(lastStamps)) return false;
             load(stamps);
             lastStamps = stamps;
-            return true;
-        } catch (RuntimeException | IOException e) {
-            LOG.errorf(e, "manifest source: reload failed, keeping the previous state");
-            return false;
-        } finally {
+            lastPollFailed = false;
             if (!firstLoadDone) {
                 firstLoadDone = true;
                 aggregator.initialSyncDone(SOURCE_ID);
             }
+            return true;
+        } catch (Throwable e) {
+            lastPollFailed = true;
+            LOG.errorf(e, "manifest source: reload failed, keeping the previous state");
+            return false;
         }
+    }
+
+    /** Files not (re)loaded on the last pass, with why; their previous objects are still served. */
+    public Map<Path, String> rejectedFiles() {
+        return rejectedFiles;
+    }
+
+    /**
+     * False when the catalog is known to miss manifest content: the last pass failed as a whole, or a
+     * file has been rejected every time since start (a file that turned bad later keeps its last objects).
+     */
+    public synchronized boolean healthy() {
+        return firstLoadDone && !lastPollFailed && neverLoaded.isEmpty();
     }
 
     private Map<Path, FileStamp> scan() throws IOException {
@@ -118,14 +159,25 @@ public final class ManifestSource {
         Map<ObjectRef, CatalogEntry> next = new HashMap<>();
         Set<String> clusters = new HashSet<>();
         lastGoodObjects.keySet().retainAll(stamps.keySet());
-        for (Path file : stamps.keySet()) {
+        neverLoaded.retainAll(stamps.keySet());
+        Map<Path, String> rejected = new TreeMap<>();
+        for (Map.Entry<Path, FileStamp> stamp : stamps.entrySet()) {
+            Path file = stamp.getKey();
             List<HasMetadata> objects;
             try {
-                objects = parse(Files.readString(file));
+                objects = read(file, stamp.getValue().size());
                 lastGoodObjects.put(file, objects);
-            } catch (IOException | RuntimeException e) {
-                objects = lastGoodObjects.getOrDefault(file, List.of());
-                LOG.warnf("manifest %s: cannot parse (%s); keeping its %d previous objects", file, e.getMessage(), objects.size());
+                neverLoaded.remove(file);
+            } catch (Throwable e) {
+                String why = e instanceof StackOverflowError ? "nested too deeply for the parser"
+                        : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                rejected.put(file, why);
+                objects = lastGoodObjects.get(file);
+                if (objects == null) {
+                    objects = List.of();
+                    neverLoaded.add(file);
+                }
+                LOG.errorf("manifest %s: rejected (%s); keeping its %d previous objects", file, why, objects.size());
             }
             String dirCluster = clusterFromPath(file);
             for (HasMetadata obj : objects) {
@@ -142,7 +194,14 @@ public final class ManifestSource {
                 Kind kind = Translator.kindOf(obj);
                 if (kind == null) continue; // Deployments and friends: not ours, silently.
                 metrics.event(cluster, kind);
-                Translation t = Translator.translate(cluster, obj);
+                Translation t;
+                try {
+                    t = Translator.translate(cluster, obj);
+                } catch (RuntimeException | StackOverflowError e) {
+                    LOG.errorf("manifest %s: %s %s cannot be translated (%s); skipped", file, obj.getKind(),
+                            obj.getMetadata() == null ? "?" : obj.getMetadata().getName(), e);
+                    continue;
+                }
                 if (t instanceof Translation.Accepted a) {
                     if (next.put(a.entry().ref(), a.entry()) != null) {
                         LOG.warnf("manifest %s: %s is defined twice; the last one wins", file, a.entry().ref());
@@ -178,9 +237,94 @@ public final class ManifestSource {
         for (String gone : publishedClusters) {
             if (!clusters.contains(gone)) aggregator.removeCluster(gone);
         }
-        LOG.infof("manifest source: %d objects in %d clusters from %d files", next.size(), clusters.size(), stamps.size());
+        LOG.infof("manifest source: %d objects in %d clusters from %d files (%d rejected)", next.size(), clusters.size(),
+                stamps.size(), rejected.size());
+        rejectedFiles = Map.copyOf(rejected);
         published = next;
         publishedClusters = clusters;
+    }
+
+    /** Reads and parses one file within the limits; throws with a one-line reason naming the limit's key. */
+    private List<HasMetadata> read(Path file, long size) throws IOException {
+        if (size > limits.maxFileSize()) {
+            throw new IOException(size + " bytes is more than meshdns.discovery.manifest.max-file-size (" + limits.maxFileSize() + ")");
+        }
+        byte[] bytes;
+        try (var in = Files.newInputStream(file)) {
+            bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limits.maxFileSize() + 1));
+        }
+        if (bytes.length > limits.maxFileSize()) {
+            throw new IOException("more than meshdns.discovery.manifest.max-file-size (" + limits.maxFileSize() + ") bytes");
+        }
+        String content = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+        int depth = nestingDepth(content, limits.maxDepth());
+        if (depth > limits.maxDepth()) {
+            throw new IOException("nested deeper than meshdns.discovery.manifest.max-depth (" + limits.maxDepth() + ")");
+        }
+        return parse(content);
+    }
+
+    /**
+     * A lexical upper bound of the nesting depth of a YAML (or JSON) text, computed without parsing
+     * it, so a hostile file is refused before a recursive parser can overflow its stack: block levels
+     * by indentation (each {@code "- "} on a line is one more), plus open flow brackets, ignoring
+     * quoted strings and comments. Stops counting once {@code limit} is exceeded.
+     */
+    static int nestingDepth(String content, int limit) {
+        int max = 0;
+        int flow = 0;
+        int[] indents = new int[Math.max(4, limit + 2)];
+        int stack = 0;
+        int pos = 0;
+        int n = content.length();
+        while (pos < n) {
+            int end = content.indexOf('\n', pos);
+            if (end < 0) end = n;
+            int i = pos;
+            while (i < end && content.charAt(i) == ' ') i++;
+            boolean blank = i >= end || content.charAt(i) == '#' || content.charAt(i) == '\r';
+            if (!blank && flow == 0) {
+                int indent = i - pos;
+                int dashes = 0;
+                while (i + 1 < end && content.charAt(i) == '-' && (content.charAt(i + 1) == ' ')) {
+                    dashes++;
+                    i += 2;
+                    while (i < end && content.charAt(i) == ' ') i++;
+                }
+                while (stack > 0 && indents[stack - 1] >= indent) stack--;
+                if (stack < indents.length) indents[stack] = indent;
+                stack++;
+                max = Math.max(max, stack + dashes);
+                if (max > limit) return max;
+            }
+            char quote = 0;
+            for (int j = i; j < end; j++) {
+                char c = content.charAt(j);
+                if (quote != 0) {
+                    if (c == '\\' && quote == '"') {
+                        j++;
+                    } else if (c == quote) {
+                        quote = 0;
+                    }
+                    continue;
+                }
+                char before = j == pos ? ' ' : content.charAt(j - 1);
+                boolean tokenStart = before == ' ' || before == '\t' || before == '[' || before == '{' || before == ',' || before == ':';
+                if ((c == '"' || c == '\'') && tokenStart) {
+                    quote = c;
+                } else if (c == '#' && (before == ' ' || before == '\t')) {
+                    break;
+                } else if (c == '[' || c == '{') {
+                    flow++;
+                    max = Math.max(max, stack + flow);
+                    if (max > limit) return max;
+                } else if ((c == ']' || c == '}') && flow > 0) {
+                    flow--;
+                }
+            }
+            pos = end + 1;
+        }
+        return max;
     }
 
     /** Splits a multi-document YAML (or a JSON object) into objects; "kind: List" is flattened. */

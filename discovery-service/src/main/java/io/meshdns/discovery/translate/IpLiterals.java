@@ -4,7 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /** Strict IP literal checks that never resolve a name (a typo must not become a DNS lookup). */
-final class IpLiterals {
+public final class IpLiterals {
     private IpLiterals() {
     }
 
@@ -40,7 +40,7 @@ final class IpLiterals {
         }
     }
 
-    static boolean isIp(String s) {
+    public static boolean isIp(String s) {
         return isIpv4(s) || isIpv6(s);
     }
 

@@ -29,6 +29,12 @@ public final class Translator {
     public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
     public static final String ISTIO_GROUP = "networking.istio.io";
     public static final String MCS_GROUP = "multicluster.x-k8s.io";
+    /** Istio's per-Service visibility annotation (comma-separated namespaces, {@code .} and {@code *}). */
+    public static final String EXPORT_TO_ANNOTATION = "networking.istio.io/exportTo";
+    /** Kubernetes DNS spec 2.1: every endpoint of such a Service counts as ready. */
+    public static final String TOLERATE_UNREADY_ANNOTATION = "service.alpha.kubernetes.io/tolerate-unready-endpoints";
+    /** Istio's opt-out of VIP auto-allocation for one ServiceEntry. */
+    public static final String AUTOALLOCATE_LABEL = "networking.istio.io/enable-autoallocate-ip";
     private static final Set<String> RESOLUTIONS = Set.of("NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN");
 
     private Translator() {
@@ -107,7 +113,12 @@ public final class Translator {
                 else if (in.getHostname() != null && IpLiterals.isHostName(in.getHostname(), false)) lb.add(in.getHostname());
             }
         }
-        return new Translation.Accepted(new CatalogEntry.Service(cluster, ns, name, type, ips, externalName, ports, lb));
+        Map<String, String> annotations = svc.getMetadata().getAnnotations() == null ? Map.of() : svc.getMetadata().getAnnotations();
+        List<String> exportTo = splitExportTo(annotations.get(EXPORT_TO_ANNOTATION));
+        boolean publishNotReady = Boolean.TRUE.equals(spec.getPublishNotReadyAddresses())
+                || "true".equalsIgnoreCase(String.valueOf(annotations.get(TOLERATE_UNREADY_ANNOTATION)).trim());
+        return new Translation.Accepted(new CatalogEntry.Service(cluster, ns, name, type, ips, externalName, ports, lb,
+                exportTo, publishNotReady));
     }
 
     public static Translation endpointSlice(String cluster, io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice slice) {
@@ -264,8 +275,54 @@ public final class Translator {
                 ports.add(new PortSpec(pn == null ? "" : String.valueOf(pn), transportOf(port.get("protocol")), number));
             }
         }
+        List<String> exportTo = new ArrayList<>();
+        Object exportObj = spec.get("exportTo");
+        if (exportObj != null) {
+            if (!(exportObj instanceof List<?> exportList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.exportTo is not a list");
+            for (Object x : exportList) {
+                if (!(x instanceof String scope) || scope.isBlank()) {
+                    return rejected(ref, "ServiceEntry", cluster, se, "spec.exportTo entry '" + x + "' is not a namespace, '.' or '*'");
+                }
+                exportTo.add(scope.trim());
+            }
+        }
+        Map<String, String> labels = se.getMetadata().getLabels() == null ? Map.of() : se.getMetadata().getLabels();
+        boolean optOut = "false".equalsIgnoreCase(String.valueOf(labels.get(AUTOALLOCATE_LABEL)).trim());
         return new Translation.Accepted(new CatalogEntry.ServiceEntry(cluster, ns, name, hosts, addresses, resolution,
-                endpointAddresses, ports, Map.of()));
+                endpointAddresses, ports, Map.of(), statusAddresses(se, hosts), exportTo, optOut));
+    }
+
+    /**
+     * Istio's auto-allocated addresses ({@code status.addresses: [{host, value}]}, IPv4 and IPv6), by host (lower
+     * case), for the entry's own hosts only. A value that is not an IP literal is skipped: the status is Istio's
+     * to write, and a bad one must not cost the entry its spec.
+     */
+    static Map<String, List<String>> statusAddresses(GenericKubernetesResource se, List<String> hosts) {
+        Object statusObj = se.getAdditionalProperties().get("status");
+        if (!(statusObj instanceof Map<?, ?> status) || !(status.get("addresses") instanceof List<?> list)) return Map.of();
+        Map<String, List<String>> out = new java.util.TreeMap<>();
+        for (Object o : list) {
+            if (!(o instanceof Map<?, ?> a) || !(a.get("value") instanceof String value) || !(a.get("host") instanceof String host)) continue;
+            String h = host.toLowerCase(java.util.Locale.ROOT);
+            String ip = value.trim();
+            int slash = ip.indexOf('/');
+            if (slash >= 0) ip = ip.substring(0, slash); // Istio writes bare addresses; tolerate a host-length prefix
+            if (!hosts.contains(h) || !IpLiterals.isIp(ip)) continue;
+            List<String> ips = out.computeIfAbsent(h, k -> new ArrayList<>());
+            if (!ips.contains(ip)) ips.add(ip);
+        }
+        out.replaceAll((k, v) -> List.copyOf(v));
+        return out;
+    }
+
+    /** {@code networking.istio.io/exportTo: "., istio-system"} → [".", "istio-system"]; absent → []. */
+    static List<String> splitExportTo(String annotation) {
+        if (annotation == null || annotation.isBlank()) return List.of();
+        List<String> out = new ArrayList<>();
+        for (String part : annotation.split(",")) {
+            if (!part.isBlank()) out.add(part.trim());
+        }
+        return out;
     }
 
     /** multicluster.x-k8s.io/v1alpha1 ServiceImport. */

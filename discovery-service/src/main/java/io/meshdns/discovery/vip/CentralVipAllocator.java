@@ -74,9 +74,26 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
     /** host -> when it was first seen absent from every ServiceEntry (guarded by this). */
     private final Map<String, Long> absentSince = new java.util.HashMap<>();
     private volatile Catalog latest;
+    private VipSource source;
+    /** Addresses Istio holds (status.addresses), per ServiceEntry; guarded by this. */
+    private final Map<ObjectRef, Set<java.net.InetAddress>> istioHeldBy = new java.util.HashMap<>();
+    /** How many ServiceEntries hold each Istio address; guarded by this. */
+    private final Map<java.net.InetAddress, Integer> istioHeld = new java.util.HashMap<>();
+
+    /** {@code meshdns.discovery.vip-source}. */
+    public enum VipSource {
+        ISTIO_FIRST, OWN, ISTIO_ONLY;
+
+        static VipSource parse(String text) {
+            String normal = text == null ? "" : text.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+            for (VipSource v : values()) if (v.name().equals(normal)) return v;
+            throw new IllegalArgumentException("meshdns.discovery.vip-source: '" + text + "' is not one of [istio-first, own, istio-only]");
+        }
+    }
 
     @PostConstruct
     void init() {
+        source = VipSource.parse(config.vipSource());
         List<VipRange> ranges = new ArrayList<>();
         for (String cidr : config.vipRanges()) {
             try {
@@ -155,22 +172,68 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
         return ns == null || ns.isBlank() ? "default" : ns;
     }
 
+    /**
+     * The addresses to answer per host: with {@code istio-first}, Istio's {@code status.addresses} for a host
+     * that has them, else ours; {@code own}: ours; {@code istio-only}: Istio's. Ours only for hosts that need
+     * one ({@link #needsVips}) and never for an entry labelled {@code networking.istio.io/enable-autoallocate-ip:
+     * "false"}; never an address any ServiceEntry's status says Istio holds.
+     */
     @Override
     public Map<String, List<String>> vipsFor(CatalogEntry.ServiceEntry entry) {
-        if (!needsVips(entry)) return Map.of();
         Map<String, List<String>> out = new LinkedHashMap<>();
-        boolean changed = false;
+        boolean changed;
         synchronized (this) {
+            holdIstio(entry.ref(), entry.statusAddresses());
             int before = table.size();
+            Map<String, List<String>> allocationsBefore = table.allocations();
             for (String host : entry.hosts()) {
                 if (host.startsWith("*")) continue;
-                List<String> vips = table.allocate(host);
+                List<String> istio = entry.statusAddresses().getOrDefault(VipTable.key(host), List.of());
+                if (source != VipSource.OWN && !istio.isEmpty() && entry.addresses().isEmpty()) {
+                    out.put(host, istio);
+                    continue;
+                }
+                if (source == VipSource.ISTIO_ONLY || entry.autoAllocateOptOut() || !needsVips(entry)) continue;
+                List<String> vips = table.allocate(host, this::heldByIstio);
                 if (!vips.isEmpty()) out.put(host, vips);
             }
-            changed = table.size() != before;
+            changed = table.size() != before || !table.allocations().equals(allocationsBefore);
         }
         if (changed) scheduleSave();
         return out;
+    }
+
+    /** Whether Istio holds {@code ip} for some ServiceEntry (caller holds this). */
+    private boolean heldByIstio(String ip) {
+        java.net.InetAddress a = literal(ip);
+        return a != null && istioHeld.containsKey(a);
+    }
+
+    /** Records what {@code ref}'s status says Istio holds (empty: nothing any more). Caller holds this. */
+    private void holdIstio(ObjectRef ref, Map<String, List<String>> status) {
+        Set<java.net.InetAddress> now = new HashSet<>();
+        status.values().forEach(ips -> ips.forEach(ip -> {
+            java.net.InetAddress a = literal(ip);
+            if (a != null) now.add(a);
+        }));
+        Set<java.net.InetAddress> before = now.isEmpty() ? istioHeldBy.remove(ref) : istioHeldBy.put(ref, now);
+        if (before != null) for (java.net.InetAddress a : before) istioHeld.computeIfPresent(a, (k, n) -> n <= 1 ? null : n - 1);
+        for (java.net.InetAddress a : now) istioHeld.merge(a, 1, Integer::sum);
+    }
+
+    /** An IP literal as an address (no name lookup: the translator admitted only literals); null otherwise. */
+    private static java.net.InetAddress literal(String ip) {
+        if (ip == null || !io.meshdns.discovery.translate.IpLiterals.isIp(ip)) return null;
+        try {
+            return java.net.InetAddress.getByName(ip);
+        } catch (java.net.UnknownHostException e) {
+            return null;
+        }
+    }
+
+    /** Addresses Istio holds now (status, tests). */
+    public synchronized Set<java.net.InetAddress> istioHeld() {
+        return Set.copyOf(istioHeld.keySet());
     }
 
     static boolean needsVips(CatalogEntry.ServiceEntry e) {
@@ -183,6 +246,11 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
     @Override
     public void onVersion(CatalogDelta delta, Catalog catalog) {
         latest = catalog;
+        synchronized (this) {
+            for (ObjectRef r : delta.deletes()) {
+                if (r.kind() == Kind.SERVICE_ENTRY) holdIstio(r, Map.of());
+            }
+        }
         if (touchesServiceEntries(delta)) sweep(catalog);
     }
 

@@ -27,6 +27,14 @@ public interface VipConfig {
     @WithDefault("5m")
     java.time.Duration vipReleaseDelay();
 
+    /**
+     * {@code meshdns.discovery.vip-source}: where a ServiceEntry host's VIPs come from. {@code istio-first}: the
+     * addresses Istio's auto-allocation wrote to {@code status.addresses}, else our own; {@code own}: ours only
+     * (Istio versions without auto-allocation, or when it is off); {@code istio-only}: Istio's only, never ours.
+     */
+    @WithDefault("istio-first")
+    String vipSource();
+
     /** {@code meshdns.discovery.vip-file}: the allocation file for manifest-only / edge mode (no local cluster). */
     Optional<Path> vipFile();
 

@@ -19,7 +19,6 @@ public final class VipEnricher implements UnaryOperator<CatalogEntry> {
         if (!(e instanceof CatalogEntry.ServiceEntry se)) return e;
         Map<String, List<String>> vips = allocator.vipsFor(se);
         if (vips.equals(se.allocatedVips())) return e;
-        return new CatalogEntry.ServiceEntry(se.cluster(), se.namespace(), se.name(), se.hosts(), se.addresses(),
-                se.resolution(), se.endpointAddresses(), se.ports(), vips);
+        return se.withAllocatedVips(vips);
     }
 }

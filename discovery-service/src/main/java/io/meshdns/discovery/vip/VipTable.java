@@ -71,8 +71,35 @@ public final class VipTable {
      * with a warning: the host then has fewer VIPs (none at all if every range is full).
      */
     public List<String> allocate(String rawHost) {
+        return allocate(rawHost, ip -> false);
+    }
+
+    /**
+     * Like {@link #allocate(String)}, never choosing an address {@code held} says someone else holds (Istio's
+     * own auto-allocation). A VIP of {@code host} that is now held is given up and replaced.
+     */
+    public List<String> allocate(String rawHost, java.util.function.Predicate<String> held) {
         String host = key(rawHost);
         List<String> have = byHost.get(host);
+        if (have != null) {
+            List<String> kept = new ArrayList<>();
+            for (String ip : have) {
+                if (!held.test(ip)) {
+                    kept.add(ip);
+                    continue;
+                }
+                LOG.warnf("VIP %s of ServiceEntry host %s is now held by Istio: allocating another", ip, host);
+                for (int r = 0; r < ranges.size(); r++) {
+                    long idx = ranges.get(r).indexOf(ip);
+                    if (idx >= 0 && host.equals(taken.get(r).get(idx))) taken.get(r).remove(idx);
+                }
+            }
+            if (kept.size() != have.size()) {
+                have = kept.isEmpty() ? null : List.copyOf(kept);
+                if (have == null) byHost.remove(host);
+                else byHost.put(host, have);
+            }
+        }
         if (have != null && have.size() == ranges.size()) return have;
         List<String> out = new ArrayList<>(ranges.size());
         for (int r = 0; r < ranges.size(); r++) {
@@ -89,7 +116,16 @@ public final class VipTable {
                 continue;
             }
             long idx = Math.floorMod(hash(host, r), range.size());
-            while (used.containsKey(idx)) idx = (idx + 1) % range.size();
+            long probes = 0;
+            while ((used.containsKey(idx) || held.test(range.addressAt(idx))) && probes < range.size()) {
+                idx = (idx + 1) % range.size();
+                probes++;
+            }
+            if (probes >= range.size()) {
+                exhaustions++;
+                LOG.warnf("VIP range %s has no address left that Istio does not hold: ServiceEntry host %s gets no VIP from it", range.cidr(), host);
+                continue;
+            }
             used.put(idx, host);
             out.add(range.addressAt(idx));
         }

@@ -70,7 +70,8 @@ class AuthenticatorTest {
                 return new TokenReviewBuilder(in).withNewStatus().withAuthenticated(ok)
                         .withNewUser().withUsername(ok ? "system:serviceaccount:meshdns:dns" : null).endUser().endStatus().build();
             }).always();
-            Authenticator a = new Authenticator(config(Map.of()), () -> Optional.of(server.getClient()));
+            Authenticator a = new Authenticator(config(Map.of("meshdns.discovery.authorized-subjects", "system:serviceaccount:meshdns:dns")),
+                    () -> Optional.of(server.getClient()));
             assertEquals(Authenticator.Mode.TOKEN_REVIEW, a.mode());
             assertTrue(a.authenticate("Bearer sa-token-of-dns-pod"));
             assertFalse(a.authenticate("Bearer forged"));
@@ -83,5 +84,60 @@ class AuthenticatorTest {
         } finally {
             server.after();
         }
+    }
+
+    /** A TokenReview server that knows three service-account tokens of the cluster and their groups. */
+    private static KubernetesServer reviewer(AtomicInteger reviews) {
+        KubernetesServer server = new KubernetesServer(false, false, InetAddress.getLoopbackAddress(), 0, List.of());
+        server.before();
+        KubernetesSerialization json = new KubernetesSerialization();
+        Map<String, String> users = Map.of(
+                "token-dns", "system:serviceaccount:meshdns-system:dns-service",
+                "token-web", "system:serviceaccount:shop:web",
+                "token-edge", "system:serviceaccount:edge:node-agent");
+        server.expect().post().withPath("/apis/authentication.k8s.io/v1/tokenreviews").andReply(201, req -> {
+            reviews.incrementAndGet();
+            TokenReview in = json.unmarshal(req.getUtf8Body(), TokenReview.class);
+            String user = users.get(in.getSpec().getToken());
+            String ns = user == null ? null : user.split(":")[2];
+            return new TokenReviewBuilder(in).withNewStatus().withAuthenticated(user != null)
+                    .withNewUser().withUsername(user)
+                    .withGroups(user == null ? List.of() : List.of("system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"))
+                    .endUser().endStatus().build();
+        }).always();
+        return server;
+    }
+
+    @Test
+    void tokenReviewAuthenticatesButOnlyAuthorizedSubjectsMayRead() {
+        AtomicInteger reviews = new AtomicInteger();
+        KubernetesServer server = reviewer(reviews);
+        try {
+            // The default: only dns-service's own service account.
+            Authenticator a = new Authenticator(config(Map.of()), () -> Optional.of(server.getClient()));
+            assertEquals(Authenticator.Decision.ALLOWED, a.check("Bearer token-dns"));
+            assertEquals(Authenticator.Decision.FORBIDDEN, a.check("Bearer token-web"),
+                    "any other service account of the cluster is authenticated, not authorized");
+            assertEquals(Authenticator.Decision.UNAUTHENTICATED, a.check("Bearer forged"));
+            assertEquals(Authenticator.Decision.FORBIDDEN, a.check("Bearer token-web"), "cached verdict");
+            assertEquals(3, reviews.get());
+
+            // A group entry admits every service account of a namespace.
+            Authenticator groups = new Authenticator(config(Map.of("meshdns.discovery.authorized-subjects",
+                    "system:serviceaccount:meshdns-system:dns-service,group:system:serviceaccounts:edge")),
+                    () -> Optional.of(server.getClient()));
+            assertEquals(Authenticator.Decision.ALLOWED, groups.check("Bearer token-edge"));
+            assertEquals(Authenticator.Decision.ALLOWED, groups.check("Bearer token-dns"));
+            assertEquals(Authenticator.Decision.FORBIDDEN, groups.check("Bearer token-web"));
+        } finally {
+            server.after();
+        }
+    }
+
+    @Test
+    void aBlankAuthorizedSubjectFailsTheStartNamingTheKey() {
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> new Authenticator(config(Map.of("meshdns.discovery.authorized-subjects", "group:")), Optional::empty));
+        assertTrue(e.getMessage().startsWith("meshdns.discovery.authorized-subjects: "), e.getMessage());
     }
 }

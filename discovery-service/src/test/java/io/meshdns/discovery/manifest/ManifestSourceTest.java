@@ -119,6 +119,77 @@ class ManifestSourceTest {
         assertNotNull(c.get(new ObjectRef("east", Kind.SERVICE, "shop", "web")), "everything else is still served");
     }
 
+    /** A 400 KB YAML nested 200,000 deep (it overflowed the parser's stack and stopped polling for good). */
+    static String deeplyNested() {
+        return "apiVersion: v1\nkind: Service\nmetadata: {name: deep, namespace: shop}\nspec:\n  ports: "
+                + "[".repeat(200_000) + "]".repeat(200_000) + "\n";
+    }
+
+    @Test
+    void aDeeplyNestedFileIsRejectedAndEveryOtherFileKept() throws IOException {
+        Files.writeString(dir.resolve("east/deep.yaml"), deeplyNested());
+        assertTrue(source.poll());
+        catalog.flush();
+        assertTrue(catalog.isReady());
+        Catalog c = catalog.current();
+        assertEquals(List.of("10.96.0.10"), service(c, "east", "web").clusterIps());
+        assertEquals(List.of("10.97.0.20"), service(c, "west", "reviews").clusterIps());
+        assertEquals(List.of(dir.resolve("east/deep.yaml")), List.copyOf(source.rejectedFiles().keySet()));
+        assertTrue(source.rejectedFiles().values().iterator().next().contains("nested deeper than"), source.rejectedFiles().toString());
+        assertFalse(source.healthy(), "a file that never loaded: its records are missing, so not ready");
+
+        // The poll loop is still alive: a later edit is picked up, and fixing the file clears the rejection.
+        Path west = dir.resolve("west/all.yaml");
+        rewrite(west, Files.readString(west).replace("10.97.0.20", "10.97.0.22"));
+        Files.delete(dir.resolve("east/deep.yaml"));
+        assertTrue(source.poll());
+        catalog.flush();
+        assertEquals(List.of("10.97.0.22"), service(catalog.current(), "west", "reviews").clusterIps());
+        assertTrue(source.rejectedFiles().isEmpty());
+        assertTrue(source.healthy());
+    }
+
+    @Test
+    void aFileThatTurnsBadKeepsItsPreviousContent() throws IOException {
+        source.poll();
+        catalog.flush();
+        Path west = dir.resolve("west/all.yaml");
+        rewrite(west, deeplyNested());
+        assertTrue(source.poll());
+        catalog.flush();
+        assertEquals(List.of("10.97.0.20"), service(catalog.current(), "west", "reviews").clusterIps(), "previous content kept");
+        assertTrue(source.rejectedFiles().containsKey(west));
+        assertTrue(source.healthy(), "everything the catalog had is still there");
+    }
+
+    @Test
+    void anOversizeFileIsRejectedUnreadAndTheRestKept() throws IOException {
+        source = new ManifestSource(List.of(dir), "local", "east", catalog,
+                new DiscoveryMetrics(new SimpleMeterRegistry(), catalog), new RejectionReporter(false, Runnable::run), c -> false,
+                new ManifestSource.Limits(64 * 1024, 64));
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; big.length() < 100 * 1024; i++) {
+            big.append("---\napiVersion: v1\nkind: Service\nmetadata: {name: s").append(i)
+                    .append(", namespace: big}\nspec: {clusterIP: 10.100.0.1}\n");
+        }
+        Files.writeString(dir.resolve("east/big.yaml"), big);
+        assertTrue(source.poll());
+        catalog.flush();
+        assertTrue(source.rejectedFiles().get(dir.resolve("east/big.yaml")).contains("meshdns.discovery.manifest.max-file-size"),
+                source.rejectedFiles().toString());
+        assertNull(catalog.current().get(new ObjectRef("east", Kind.SERVICE, "big", "s0")));
+        assertEquals(List.of("10.96.0.10"), service(catalog.current(), "east", "web").clusterIps());
+    }
+
+    @Test
+    void depthIsMeasuredOnBlockAndFlowNestingButNotInsideStringsOrComments() {
+        assertEquals(3, ManifestSource.nestingDepth("a:\n  b:\n    c: 1\n", 100));
+        assertEquals(4, ManifestSource.nestingDepth("a: [[{x: 1}]]\n", 100));
+        assertEquals(1, ManifestSource.nestingDepth("a: \"[[[[\" # {{{{\nb: '[[[['\n", 100));
+        assertEquals(4, ManifestSource.nestingDepth("- - - a\n", 100));
+        assertTrue(ManifestSource.nestingDepth("[".repeat(1000), 64) > 64);
+    }
+
     private static void rewrite(Path p, String content) throws IOException {
         FileTime before = Files.getLastModifiedTime(p);
         Files.writeString(p, content);

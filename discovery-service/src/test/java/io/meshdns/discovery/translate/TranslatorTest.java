@@ -105,6 +105,40 @@ class TranslatorTest {
                         spec: {hosts: [legacy.service.entry]}
                         """, new CatalogEntry.ServiceEntry("east", "default", "legacy", List.of("legacy.service.entry"), List.of(),
                         "NONE", List.of(), List.of(), Map.of())),
+                Arguments.of("ServiceEntry with Istio's status.addresses, exportTo and the auto-allocation opt-out label", """
+                        apiVersion: networking.istio.io/v1
+                        kind: ServiceEntry
+                        metadata:
+                          name: auto
+                          namespace: shop
+                          labels: {networking.istio.io/enable-autoallocate-ip: "false"}
+                        spec: {hosts: [auto.example.com, other.example.com], resolution: DNS, exportTo: [".", istio-system]}
+                        status:
+                          addresses:
+                          - {host: auto.example.com, value: 240.240.0.77}
+                          - {host: auto.example.com, value: "2001:2::77"}
+                          - {host: not-a-host-of-this-entry.example.com, value: 240.240.0.99}
+                          - {host: other.example.com, value: not-an-ip}
+                        """, new CatalogEntry.ServiceEntry("east", "shop", "auto", List.of("auto.example.com", "other.example.com"),
+                        List.of(), "DNS", List.of(), List.of(), Map.of(),
+                        Map.of("auto.example.com", List.of("240.240.0.77", "2001:2::77")), List.of(".", "istio-system"), true)),
+                Arguments.of("Service with the exportTo annotation and tolerate-unready-endpoints", """
+                        apiVersion: v1
+                        kind: Service
+                        metadata:
+                          name: db
+                          namespace: shop
+                          annotations: {networking.istio.io/exportTo: ". , billing", service.alpha.kubernetes.io/tolerate-unready-endpoints: "true"}
+                        spec: {clusterIP: None}
+                        """, new CatalogEntry.Service("east", "shop", "db", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of(),
+                        List.of(".", "billing"), true)),
+                Arguments.of("Service with publishNotReadyAddresses", """
+                        apiVersion: v1
+                        kind: Service
+                        metadata: {name: db, namespace: shop}
+                        spec: {clusterIP: None, publishNotReadyAddresses: true}
+                        """, new CatalogEntry.Service("east", "shop", "db", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of(),
+                        List.of(), true)),
                 Arguments.of("ServiceImport", """
                         apiVersion: multicluster.x-k8s.io/v1alpha1
                         kind: ServiceImport

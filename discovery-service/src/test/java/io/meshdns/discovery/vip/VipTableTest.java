@@ -116,4 +116,24 @@ class VipTableTest {
         assertEquals(1L << 62, v6.size(), "capped");
         assertEquals("2001:2:0:0:0:0:0:1", v6.addressAt(0));
     }
+
+    @Test
+    void neverChoosesAnAddressIstioHoldsAndGivesOneUpWhenIstioTakesIt() {
+        VipTable plain = new VipTable(DEFAULT);
+        List<String> first = plain.allocate("api.example.com");
+        // Istio holds exactly the addresses the hash would pick first: the probe moves past them.
+        Set<String> held = new HashSet<>(first);
+        VipTable t = new VipTable(DEFAULT);
+        List<String> chosen = t.allocate("api.example.com", held::contains);
+        assertEquals(2, chosen.size());
+        for (String ip : chosen) assertFalse(held.contains(ip), "own VIP " + ip + " is one Istio holds");
+        // An allocation Istio later takes is given up and replaced at the host's next allocation.
+        Set<String> nowHeld = Set.of(chosen.get(0));
+        List<String> moved = t.allocate("api.example.com", nowHeld::contains);
+        assertFalse(moved.contains(chosen.get(0)), moved.toString());
+        assertTrue(moved.contains(chosen.get(1)), "the address Istio does not hold is kept");
+        assertEquals(moved, t.allocations().get("api.example.com"));
+        // Without a clash nothing moves.
+        assertEquals(moved, t.allocate("api.example.com", ip -> false));
+    }
 }

@@ -46,7 +46,20 @@ public final class Answerer {
         this.maxUdpPayload = maxUdpPayload;
     }
 
+    /** {@link #answer(QueryContext)} for a context of its own (tests, benchmarks, callers without a request context). */
     public Outcome answer(Snapshot snapshot, Message query, ClientInfo client) {
+        return answer(new QueryContext(snapshot, client, query));
+    }
+
+    /**
+     * Answers {@code ctx.query()} from {@code ctx.snapshot()}. A name the mesh index exports only to other
+     * namespaces than the client's (Istio exportTo) is answered as if its object did not exist: NXDOMAIN
+     * inside our zones (the mesh hook may then apply the placeholder), forwarded outside them.
+     */
+    public Outcome answer(QueryContext ctx) {
+        Snapshot snapshot = ctx.snapshot();
+        Message query = ctx.query();
+        ClientInfo client = ctx.client();
         Header qh = query.getHeader();
         if (qh.getCount(Section.QUESTION) != 1) {
             return new Outcome.Answer(bare(query, Rcode.FORMERR, false), NO_ZONE);
@@ -69,15 +82,22 @@ public final class Answerer {
             return new Outcome.Answer(finish(query, response(query, rcode)), NO_ZONE);
         }
         Name qname = question.getName();
+        boolean hidden = !ctx.mesh().visible(qname, ctx.mesh().exportRestricted() ? ctx.clientNamespace() : null);
         ZoneIndex zone = snapshot.findZone(qname);
         if (zone != null) {
             Message response = response(query, Rcode.NOERROR);
+            if (hidden) {
+                response.getHeader().setFlag(Flags.AA);
+                response.getHeader().setRcode(Rcode.NXDOMAIN);
+                response.addRecord(zone.negativeSoa(), Section.AUTHORITY);
+                return new Outcome.Answer(finish(query, response), zone.label(), Outcome.Rule.NOT_EXPORTED);
+            }
             resolve(snapshot, zone, qname, qtype, response);
-            return new Outcome.Answer(finish(query, response), zone.label());
+            return new Outcome.Answer(finish(query, response), zone.label(), Outcome.Rule.ZONE);
         }
-        Node hosts = snapshot.overlayNode(qname);
+        Node hosts = hidden ? null : snapshot.overlayNode(qname);
         if (hosts != null) {
-            return new Outcome.Answer(finish(query, answerOverlay(query, hosts, qname, qtype)), NO_ZONE);
+            return new Outcome.Answer(finish(query, answerOverlay(query, hosts, qname, qtype)), NO_ZONE, Outcome.Rule.OVERLAY);
         }
         return Outcome.FORWARD;
     }

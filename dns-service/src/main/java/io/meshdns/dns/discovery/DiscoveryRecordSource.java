@@ -195,10 +195,11 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             changed.addAll(delta.deletes());
             update = naming.update(catalog, changed);
         }
+        // The index rides in the same snapshot as the records it describes: one swap, one read per query.
         if (update.whole()) {
-            sink.publish(update.zones());
+            sink.publish(update.zones(), update.index());
         } else {
-            sink.patch(update.patches(), naming.compiler().content());
+            sink.patch(update.patches(), naming.compiler().content(), update.index());
         }
         naming.activate(update.index());
         versionGauge.set(catalog.version());

@@ -67,7 +67,7 @@ public class DynamicZones {
             zones.put(origin, loaded.zone());
             LOG.infof("dynamic zone %s: %d records, serial %d, from %s (%d transactions replayed%s)", origin,
                     loaded.zone().size(), loaded.zone().soa().getSerial(), loaded.journal().file(), loaded.transactions(),
-                    loaded.damaged() ? ", damaged tail dropped" : "");
+                    loaded.damaged() ? ", " + loaded.skipped() + " damaged skipped, original kept as " + loaded.aside() : "");
         }
         writer = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "meshdns-dynamic-update");

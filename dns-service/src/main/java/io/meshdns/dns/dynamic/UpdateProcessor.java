@@ -45,7 +45,10 @@ public final class UpdateProcessor {
         if (prereq != Rcode.NOERROR) {
             return Result.refuse(prereq, zone);
         }
-        List<Record> updates = update.getSection(Section.UPDATE);
+        List<Record> updates = withEmptyRdata(update.getSection(Section.UPDATE));
+        if (updates == null) {
+            return Result.refuse(Rcode.FORMERR, zone);
+        }
         int prescan = prescan(zone.origin(), updates);
         if (prescan != Rcode.NOERROR) {
             return Result.refuse(prescan, zone);
@@ -78,6 +81,28 @@ public final class UpdateProcessor {
             diff(zone, candidate, touched, removed, added);
         }
         return new Result(Rcode.NOERROR, candidate, List.copyOf(removed), List.copyOf(added));
+    }
+
+    /**
+     * An added record (class IN) with RDLENGTH 0 arrives from the wire without RDATA at all, the form
+     * RFC 2136 uses for deletes; for types where empty RDATA is legal (NULL, unknown types, RFC 3597)
+     * it is rebuilt as a record with empty RDATA so it can be served and journaled. Null when a type
+     * cannot have empty RDATA (an A record of zero bytes): the message is malformed.
+     */
+    private static List<Record> withEmptyRdata(List<Record> updates) {
+        List<Record> out = new ArrayList<>(updates.size());
+        for (Record r : updates) {
+            if (r.getDClass() == DClass.IN && Type.isRR(r.getType()) && r.rdataToWireCanonical().length == 0) {
+                Record rebuilt = Record.newRecord(r.getName(), r.getType(), DClass.IN, r.getTTL(), new byte[0]);
+                if (rebuilt == null) {
+                    return null;
+                }
+                out.add(rebuilt);
+            } else {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     /** Replays a journaled transaction: removals first, then additions. */
@@ -158,7 +183,9 @@ public final class UpdateProcessor {
             int type = r.getType();
             switch (r.getDClass()) {
                 case DClass.IN -> {
-                    if (!Type.isRR(type)) {
+                    // Stored only if the journal can replay it exactly: else a restart would lose it and
+                    // every acknowledged update after it. A TTL above 2^31-1 is refused here too.
+                    if (!Type.isRR(type) || JournalCodec.storable(r, origin) != null) {
                         return Rcode.FORMERR;
                     }
                 }
@@ -255,13 +282,19 @@ public final class UpdateProcessor {
             for (int type : types) {
                 List<Record> old = before.rrset(name, type);
                 List<Record> now = after.rrset(name, type);
+                if (old == now) {
+                    continue; // an RRset the editor did not copy is unchanged
+                }
+                // Hashed, so one change to a large RRset costs O(n), not O(n^2) comparisons.
+                Set<DataAndTtl> oldKeys = keys(old);
+                Set<DataAndTtl> nowKeys = keys(now);
                 for (Record r : old) {
-                    if (!containsExactly(now, r)) {
+                    if (!nowKeys.contains(DataAndTtl.of(r))) {
                         removed.add(r);
                     }
                 }
                 for (Record r : now) {
-                    if (!containsExactly(old, r)) {
+                    if (!oldKeys.contains(DataAndTtl.of(r))) {
                         added.add(r);
                     }
                 }
@@ -269,17 +302,23 @@ public final class UpdateProcessor {
         }
     }
 
-    private static Set<Integer> typesAt(ZoneData zone, Name name) {
-        return zone.types(name);
+    /** RDATA (canonical wire form) and TTL: what makes two records of one RRset the same for the journal. */
+    private record DataAndTtl(java.nio.ByteBuffer rdata, long ttl) {
+        static DataAndTtl of(Record r) {
+            return new DataAndTtl(java.nio.ByteBuffer.wrap(r.rdataToWireCanonical()), r.getTTL());
+        }
     }
 
-    private static boolean containsExactly(List<Record> set, Record r) {
-        for (Record s : set) {
-            if (ZoneData.sameData(s, r) && s.getTTL() == r.getTTL()) {
-                return true;
-            }
+    private static Set<DataAndTtl> keys(List<Record> records) {
+        Set<DataAndTtl> keys = new HashSet<>(records.size() * 2);
+        for (Record r : records) {
+            keys.add(DataAndTtl.of(r));
         }
-        return false;
+        return keys;
+    }
+
+    private static Set<Integer> typesAt(ZoneData zone, Name name) {
+        return zone.types(name);
     }
 
     private static boolean sameSet(List<Record> existing, List<Record> wanted) {

@@ -1,10 +1,8 @@
 package io.meshdns.dns.dynamic;
 
 import org.jboss.logging.Logger;
-import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
-import org.xbill.DNS.Type;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -32,9 +30,10 @@ import java.util.zip.CRC32;
  * E 42 1c291ca3
  * </pre>
  * ({@code -} removed, {@code +} added, the CRC-32 covers the block's lines). The first block is
- * the base: the whole zone. Loading replays every complete block; an incomplete or damaged block
- * (a crash during a write, a bad disk) ends the replay: it is logged, and the zone keeps the last
- * good state. The journal is compacted (rewritten as one base block, temp file + fsync + rename)
+ * the base: the whole zone. Loading replays every complete block; a damaged block (a bad disk, a
+ * record the journal cannot read back) is skipped and reported and the replay goes on, and an
+ * unterminated last block (a crash during a write) is dropped; the original file is then kept aside.
+ * The journal is compacted (rewritten as one base block, temp file + fsync + rename)
  * after loading and when it has grown larger than the zone, so it never grows without bound.
  */
 public final class ZoneJournal implements AutoCloseable {
@@ -59,102 +58,156 @@ public final class ZoneJournal implements AutoCloseable {
         return dir.resolve(name + ".journal");
     }
 
-    /** What {@link #open} found: the zone, and whether a damaged tail was dropped. */
-    public record Loaded(ZoneJournal journal, ZoneData zone, int transactions, boolean damaged) {
+    /**
+     * What {@link #open} found: the zone, how many blocks were replayed and skipped, and whether
+     * anything in the file could not be used (then the original is kept as {@code aside}).
+     */
+    public record Loaded(ZoneJournal journal, ZoneData zone, int transactions, int skipped, boolean damaged, Path aside) {
     }
 
     /**
      * Loads the zone from its journal (creating the journal with {@link ZoneData#initial} when there
-     * is none), compacts it, and opens it for appending.
+     * is none), compacts it, and opens it for appending. When the replay skipped or dropped anything
+     * the file is first copied aside ({@code <file>.damaged-<millis>}), so the compaction never makes
+     * a loss permanent: what could not be read is still on disk for an operator.
      */
     public static Loaded open(Path dir, Name origin) throws IOException {
         Files.createDirectories(dir);
         ZoneJournal journal = new ZoneJournal(fileFor(dir, origin), origin);
         ZoneData zone;
         int transactions = 0;
+        int skipped = 0;
         boolean damaged = false;
+        Path aside = null;
         if (Files.exists(journal.file)) {
             Replay replay = replay(origin, Files.readString(journal.file, StandardCharsets.UTF_8), journal.file);
             zone = replay.zone;
             transactions = replay.transactions;
+            skipped = replay.skipped;
             damaged = replay.damaged;
             journal.sequence = replay.lastSequence;
+            if (damaged) {
+                aside = journal.file.resolveSibling(journal.file.getFileName() + ".damaged-" + System.currentTimeMillis());
+                Files.copy(journal.file, aside, StandardCopyOption.REPLACE_EXISTING);
+                LOG.errorf("journal %s: %d transactions replayed, %d skipped; the original is kept as %s",
+                        journal.file, transactions, skipped, aside);
+            }
         } else {
             zone = ZoneData.initial(origin);
         }
         journal.compact(zone);
-        return new Loaded(journal, zone, transactions, damaged);
+        return new Loaded(journal, zone, transactions, skipped, damaged, aside);
     }
 
-    private record Replay(ZoneData zone, int transactions, long lastSequence, boolean damaged) {
+    record Replay(ZoneData zone, int transactions, int skipped, long lastSequence, boolean damaged) {
     }
 
+    /**
+     * Replays every complete, intact block in order. A block that cannot be used (a wrong CRC, a line
+     * that does not parse, a record the zone cannot take) is skipped and reported, and the replay goes
+     * on with the next block: one bad block must not take every later acknowledged update with it. A
+     * last block without its end line (a crash during the write; never acknowledged) is dropped. When
+     * the base block itself is unusable the later blocks are replayed onto {@link ZoneData#initial}.
+     */
     static Replay replay(Name origin, String text, Path source) throws IOException {
         ZoneData zone = null;
+        boolean baseSeen = false;
         int transactions = 0;
+        int skipped = 0;
+        boolean damaged = false;
         long lastSequence = 0;
         BufferedReader in = new BufferedReader(new StringReader(text));
         List<Record> removed = new ArrayList<>();
         List<Record> added = new ArrayList<>();
         CRC32 crc = new CRC32();
-        long open = -1;
+        String open = null; // the T line's sequence text while a block is open
+        int openLine = 0;
+        String problem = null;
         int lineNo = 0;
         String line;
-        try {
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isEmpty() || line.startsWith(";")) {
-                    continue;
+        while ((line = in.readLine()) != null) {
+            lineNo++;
+            if (line.isEmpty() || line.startsWith(";")) {
+                continue;
+            }
+            char kind = line.charAt(0);
+            if (kind == 'T') {
+                if (open != null) {
+                    skipped++;
+                    damaged = true;
+                    LOG.errorf("journal %s: transaction at line %d has no end line; skipped", source, openLine);
                 }
-                char kind = line.charAt(0);
-                if (kind == 'T') {
-                    if (open >= 0) {
-                        throw new IOException("transaction " + open + " has no end");
+                open = line.length() > 2 ? line.substring(2).trim() : "";
+                openLine = lineNo;
+                problem = null;
+                removed.clear();
+                added.clear();
+                crc.reset();
+                update(crc, line);
+            } else if (open == null) {
+                damaged = true;
+                LOG.errorf("journal %s: line %d is outside a transaction; ignored", source, lineNo);
+            } else if (kind == '-' || kind == '+') {
+                update(crc, line);
+                if (problem == null) {
+                    try {
+                        (kind == '-' ? removed : added).add(parseRecord(line.substring(2), origin));
+                    } catch (IOException | RuntimeException e) {
+                        problem = "line " + lineNo + ": " + e.getMessage();
                     }
-                    open = Long.parseLong(line.substring(2).trim());
-                    removed.clear();
-                    added.clear();
-                    crc.reset();
-                    update(crc, line);
-                } else if (kind == '-' || kind == '+') {
-                    if (open < 0) {
-                        throw new IOException("record outside a transaction");
+                }
+            } else if (kind == 'E') {
+                String[] parts = line.split(" ");
+                long sequence = -1;
+                try {
+                    sequence = Long.parseLong(open);
+                    if (parts.length != 3 || Long.parseLong(parts[1]) != sequence || Long.parseLong(parts[2], 16) != crc.getValue()) {
+                        problem = "fails its checksum";
                     }
-                    update(crc, line);
-                    (kind == '-' ? removed : added).add(parseRecord(line.substring(2), origin));
-                } else if (kind == 'E') {
-                    String[] parts = line.split(" ");
-                    if (open < 0 || parts.length != 3 || Long.parseLong(parts[1]) != open
-                            || Long.parseLong(parts[2], 16) != crc.getValue()) {
-                        throw new IOException("transaction " + open + " fails its checksum");
+                } catch (NumberFormatException e) {
+                    problem = "bad sequence or checksum: " + e.getMessage();
+                }
+                boolean base = !baseSeen;
+                baseSeen = true;
+                if (problem == null) {
+                    try {
+                        if (zone == null) {
+                            zone = base ? ZoneData.of(origin, added) : UpdateProcessor.replay(ZoneData.initial(origin), removed, added);
+                        } else {
+                            zone = UpdateProcessor.replay(zone, removed, added);
+                        }
+                    } catch (RuntimeException e) {
+                        problem = "cannot be applied: " + e.getMessage();
                     }
-                    zone = zone == null ? ZoneData.of(origin, added) : UpdateProcessor.replay(zone, removed, added);
+                }
+                if (problem == null) {
                     transactions++;
-                    lastSequence = open;
-                    open = -1;
+                    lastSequence = Math.max(lastSequence, sequence);
                 } else {
-                    throw new IOException("unknown line kind '" + kind + "'");
+                    skipped++;
+                    damaged = true;
+                    LOG.errorf("journal %s: transaction %s at line %d skipped (%s)", source, open, openLine, problem);
+                }
+                open = null;
+            } else {
+                update(crc, line);
+                if (problem == null) {
+                    problem = "line " + lineNo + ": unknown line kind '" + kind + "'";
                 }
             }
-            if (open >= 0) {
-                throw new IOException("transaction " + open + " has no end (interrupted write)");
-            }
-        } catch (IOException | RuntimeException e) {
-            LOG.errorf("journal %s: damaged at line %d (%s); keeping the last good state (%d transactions)",
-                    source, lineNo, e.getMessage(), transactions);
-            if (zone == null) {
-                Path aside = source.resolveSibling(source.getFileName() + ".damaged-" + System.currentTimeMillis());
-                Files.copy(source, aside, StandardCopyOption.REPLACE_EXISTING);
-                LOG.errorf("journal %s: no complete base transaction; starting zone %s empty, damaged file kept as %s",
-                        source, origin, aside);
-                zone = ZoneData.initial(origin);
-            }
-            return new Replay(zone, transactions, lastSequence, true);
+        }
+        if (open != null) {
+            damaged = true;
+            LOG.errorf("journal %s: the last transaction (line %d) has no end line (an interrupted write, never acknowledged); dropped",
+                    source, openLine);
         }
         if (zone == null) {
+            if (baseSeen || damaged) {
+                LOG.errorf("journal %s: no usable base transaction; zone %s starts from its initial SOA and NS", source, origin);
+            }
             zone = ZoneData.initial(origin);
         }
-        return new Replay(zone, transactions, lastSequence, false);
+        return new Replay(zone, transactions, skipped, lastSequence, damaged);
     }
 
     private static void update(CRC32 crc, String line) {
@@ -164,18 +217,7 @@ public final class ZoneJournal implements AutoCloseable {
 
     /** Parses dnsjava's one-line presentation form: name, TTL, class, type, RDATA. */
     static Record parseRecord(String text, Name origin) throws IOException {
-        String[] f = text.split("\\s+", 5);
-        if (f.length < 4) {
-            throw new IOException("not a record: " + text);
-        }
-        Name name = Name.fromString(f[0], Name.root);
-        long ttl = Long.parseLong(f[1]);
-        int dclass = DClass.value(f[2]);
-        int type = Type.value(f[3]);
-        if (dclass < 0 || type < 0) {
-            throw new IOException("bad class or type: " + text);
-        }
-        return Record.fromString(name, type, dclass, ttl, f.length == 5 ? f[4] : "", origin);
+        return JournalCodec.decode(text, origin);
     }
 
     /** Appends one transaction and forces it to disk; returns after the data is durable. */
@@ -226,12 +268,12 @@ public final class ZoneJournal implements AutoCloseable {
         sb.append(t).append('\n');
         update(crc, t);
         for (Record r : removed) {
-            String l = "- " + r;
+            String l = "- " + JournalCodec.encode(r);
             sb.append(l).append('\n');
             update(crc, l);
         }
         for (Record r : added) {
-            String l = "+ " + r;
+            String l = "+ " + JournalCodec.encode(r);
             sb.append(l).append('\n');
             update(crc, l);
         }

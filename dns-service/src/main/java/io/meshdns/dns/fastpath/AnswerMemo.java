@@ -253,6 +253,9 @@ public final class AnswerMemo {
     private void put(Object snapshot, byte[] query, int questionEnd, byte[] bytes, Forwarded forwarded,
                      String zone, int rcode, int qtype) {
         Table t = tableFor(snapshot);
+        if (t == null) {
+            return;
+        }
         AtomicReferenceArray<Entry> slots = t.slots;
         int hash = hash(query, questionEnd);
         Entry entry = new Entry(bytes, questionEnd, hash, flags(query), opt(query, questionEnd), forwarded, zone, rcode, qtype);
@@ -297,11 +300,23 @@ public final class AnswerMemo {
             return t;
         }
         synchronized (this) {
+            if (older(snapshot, table.snapshot)) {
+                return null; // a late answer from a snapshot already replaced: keep the newer one's table
+            }
             if (table.snapshot != snapshot) {
                 table = new Table(snapshot, sets * ways);
             }
             return table;
         }
+    }
+
+    /**
+     * Whether {@code snapshot} was replaced by {@code current} (snapshot versions only grow). The caller then
+     * need not check the store again before remembering: an answer that raced a swap is simply not kept.
+     */
+    private static boolean older(Object snapshot, Object current) {
+        return snapshot instanceof io.meshdns.dns.snapshot.Snapshot s && current instanceof io.meshdns.dns.snapshot.Snapshot c
+                && s.version() < c.version();
     }
 
     /** Times a key took the slot of another key (its set was full). */

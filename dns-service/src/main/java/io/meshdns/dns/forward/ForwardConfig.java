@@ -67,8 +67,19 @@ public interface ForwardConfig {
         @WithDefault("2s")
         Duration loopProbeDelay();
 
-        /** UDP sockets (random source ports) shared by all upstream queries of one address family. */
-        @WithDefault("4")
+        /**
+         * UDP sockets per address family, each on a kernel-chosen random port; each upstream query
+         * leaves from one picked at random (RFC 5452 source-port randomisation).
+         */
+        @WithDefault("256")
         int udpSockets();
+
+        /** Queries a socket carries before it is replaced by one on a new random port (1 = a port per query). */
+        @WithDefault("256")
+        int udpSocketQueries();
+
+        /** 0x20: randomise the letter case of the upstream question and accept only answers echoing it. */
+        @WithDefault("false")
+        boolean caseRandomization();
     }
 }

@@ -27,7 +27,9 @@ public record ForwardSettings(
         int maxFails,
         boolean loopDetect,
         Duration loopProbeDelay,
-        int udpSockets) {
+        int udpSockets,
+        int udpSocketQueries,
+        boolean caseRandomization) {
 
     public ForwardSettings {
         upstreams = List.copyOf(upstreams);
@@ -38,44 +40,57 @@ public record ForwardSettings(
         require(positive(healthCheck), "meshdns.dns.forward.health-check", "must be > 0");
         require(maxFails > 0, "meshdns.dns.forward.max-fails", "must be > 0");
         require(!loopProbeDelay.isNegative(), "meshdns.dns.forward.loop-probe-delay", "must be >= 0");
-        require(udpSockets > 0 && udpSockets <= 64, "meshdns.dns.forward.udp-sockets", "must be 1-64");
+        require(udpSockets > 0 && udpSockets <= 4096, "meshdns.dns.forward.udp-sockets", "must be 1-4096");
+        require(udpSocketQueries > 0 && udpSocketQueries <= 65536, "meshdns.dns.forward.udp-socket-queries", "must be 1-65536");
     }
 
     /** Defaults (as the config mapping's) with the given upstreams; for tests and tools. */
     public static ForwardSettings of(List<Upstream> upstreams) {
         return new ForwardSettings(upstreams, List.of(), ForwardPolicy.RANDOM, false, 1000,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(500), 2, false,
-                Duration.ofSeconds(2), 4);
+                Duration.ofSeconds(2), 256, 256, false);
     }
 
     public ForwardSettings withPolicy(ForwardPolicy p) {
         return new ForwardSettings(upstreams, zoneForwards, p, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
     }
 
     public ForwardSettings withForceTcp(boolean f) {
         return new ForwardSettings(upstreams, zoneForwards, policy, f, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
     }
 
     public ForwardSettings withMaxConcurrent(int m) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, m, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
     }
 
     public ForwardSettings withTimeouts(Duration perUpstream, Duration total) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, perUpstream, total,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
     }
 
     public ForwardSettings withZoneForwards(List<ZoneForward> z) {
         return new ForwardSettings(upstreams, z, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+    }
+
+    /** 0x20: random letter case in the upstream question (the answer must echo it). */
+    public ForwardSettings withCaseRandomization(boolean on) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, on);
+    }
+
+    /** The UDP socket pool: sockets per address family, and queries per socket before it is replaced. */
+    public ForwardSettings withUdpSockets(int sockets, int queriesPerSocket) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, sockets, queriesPerSocket, caseRandomization);
     }
 
     public ForwardSettings withLoopDetect(boolean on, Duration delay) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, on, delay, udpSockets);
+                healthCheck, maxFails, on, delay, udpSockets, udpSocketQueries, caseRandomization);
     }
 
     /**
@@ -114,7 +129,7 @@ public record ForwardSettings(
         }
         return new ForwardSettings(upstreams, zoneForwards, ForwardPolicy.parse(f.policy()), f.forceTcp(),
                 f.maxConcurrent(), f.timeout(), f.totalTimeout(), f.healthCheck(), f.maxFails(), f.loopDetect(),
-                f.loopProbeDelay(), f.udpSockets());
+                f.loopProbeDelay(), f.udpSockets(), f.udpSocketQueries(), f.caseRandomization());
     }
 
     /** Forwarding to our own listener is the simplest loop; refuse it before it happens. */

@@ -67,7 +67,8 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         this.vertx = vertx;
         this.settings = settings;
         this.cache = cache;
-        this.transport = new UpstreamTransport(vertx, settings.udpSockets(), settings.timeout());
+        this.transport = new UpstreamTransport(vertx, settings.udpSockets(), settings.udpSocketQueries(), settings.timeout(),
+                settings.caseRandomization());
         Map<java.net.InetSocketAddress, UpstreamState> states = new LinkedHashMap<>();
         this.defaultRoute = new Route(null, stateFor(settings.upstreams(), states, registry));
         List<Route> routes = new ArrayList<>();

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,9 +21,11 @@ import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
 import org.jboss.logging.Logger;
+import org.xbill.DNS.DNSInput;
 import org.xbill.DNS.ExtendedFlags;
 import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
 import org.xbill.DNS.OPTRecord;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
@@ -31,10 +33,16 @@ import org.xbill.DNS.Section;
 /**
  * Sends one query to one upstream over UDP or TCP, on Vert.x, without blocking an event loop.
  *
- * <p>Anti-spoofing: every upstream query gets a fresh random ID from a {@link SecureRandom} (the
- * client's ID is never reused upstream), leaves from one of several UDP sockets bound to random
- * ports, and a datagram is accepted only if its source address and port, its ID and its question
- * all match an outstanding query; anything else is ignored and the real answer is still awaited.
+ * <p>Anti-spoofing (RFC 5452): every upstream query gets a fresh random ID from a {@link SecureRandom}
+ * (the client's ID is never reused upstream) and leaves from a socket picked at random from a pool of
+ * {@code meshdns.dns.forward.udp-sockets} sockets on kernel-chosen random ports; each socket is replaced
+ * by one on a new random port after {@code udp-socket-queries} queries, so the ports in use keep
+ * changing (set it to 1 for a port of its own per query, at the cost of a bind per query). A datagram is accepted
+ * only if its source address and port, its ID and its question all match; anything else is ignored and
+ * the real answer is still awaited. With {@code case-randomization} (0x20) the question's letters are
+ * sent in random case and the answer must echo them exactly; an answer that matches in everything but
+ * case (an upstream that does not preserve case) makes the query be asked again, once, in the client's
+ * own case, from a fresh socket and ID.
  *
  * <p>TCP (RFC 7766) opens one connection per query with 2-byte length framing; connection reuse is
  * left for later since TCP is only the fallback for truncated answers (or force-TCP).
@@ -47,14 +55,25 @@ final class UpstreamTransport implements AutoCloseable {
 
     private final Vertx vertx;
     private final SecureRandom idRandom = new SecureRandom();
-    private final List<UdpSlot> ipv4 = new ArrayList<>();
-    private final List<UdpSlot> ipv6 = new ArrayList<>();
+    private final Pool ipv4;
+    private final Pool ipv6;
     private final NetClient tcp;
-    private final int socketsPerFamily;
+    private final int poolSize;
+    private final int queriesPerSocket;
+    private final boolean caseRandomization;
+    private volatile boolean closed;
 
-    UpstreamTransport(Vertx vertx, int socketsPerFamily, Duration connectTimeout) {
+    UpstreamTransport(Vertx vertx, int poolSize, Duration connectTimeout) {
+        this(vertx, poolSize, 64, connectTimeout, false);
+    }
+
+    UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization) {
         this.vertx = vertx;
-        this.socketsPerFamily = socketsPerFamily;
+        this.poolSize = poolSize;
+        this.queriesPerSocket = queriesPerSocket;
+        this.ipv4 = new Pool(false, "0.0.0.0");
+        this.ipv6 = new Pool(true, "::");
+        this.caseRandomization = caseRandomization;
         this.tcp = vertx.createNetClient(new NetClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .setTcpNoDelay(true));
@@ -63,11 +82,11 @@ final class UpstreamTransport implements AutoCloseable {
     /** Binds the UDP sockets for the families in use. Call once from a non-event-loop thread at start. */
     void open(boolean needIpv4, boolean needIpv6) {
         try {
-            for (int i = 0; needIpv4 && i < socketsPerFamily; i++) {
-                ipv4.add(bind(false, "0.0.0.0"));
+            if (needIpv4) {
+                ipv4.enable();
             }
-            for (int i = 0; needIpv6 && i < socketsPerFamily; i++) {
-                ipv6.add(bind(true, "::"));
+            if (needIpv6) {
+                ipv6.enable();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -77,16 +96,12 @@ final class UpstreamTransport implements AutoCloseable {
         }
     }
 
-    private UdpSlot bind(boolean v6, String wildcard) throws InterruptedException, ExecutionException, TimeoutException {
-        DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
-        UdpSlot slot = new UdpSlot(socket);
-        socket.handler(slot::onPacket);
-        socket.listen(0, wildcard).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        return slot;
-    }
-
     /** Wire form of the query we send upstream: the client's question and RD/CD, our ID and EDNS. */
     static byte[] upstreamQuery(Message clientQuery, int id) {
+        return upstreamQuery(clientQuery, clientQuery.getQuestion(), id);
+    }
+
+    static byte[] upstreamQuery(Message clientQuery, Record question, int id) {
         Message q = new Message(id);
         q.getHeader().setOpcode(clientQuery.getHeader().getOpcode());
         if (clientQuery.getHeader().getFlag(Flags.RD)) {
@@ -95,42 +110,132 @@ final class UpstreamTransport implements AutoCloseable {
         if (clientQuery.getHeader().getFlag(Flags.CD)) {
             q.getHeader().setFlag(Flags.CD);
         }
-        q.addRecord(clientQuery.getQuestion(), Section.QUESTION);
+        q.addRecord(question, Section.QUESTION);
         OPTRecord clientOpt = clientQuery.getOPT();
         int flags = clientOpt != null ? clientOpt.getFlags() & ExtendedFlags.DO : 0;
         q.addRecord(new OPTRecord(UPSTREAM_UDP_PAYLOAD, 0, 0, flags), Section.ADDITIONAL);
         return q.toWire();
     }
 
+    /** {@code name} with each ASCII letter's case chosen at random (0x20); the same name when it has no letters. */
+    Name randomCase(Name name) {
+        byte[] wire = name.toWire();
+        long bits = idRandom.nextLong();
+        int used = 0;
+        int i = 0;
+        while (i < wire.length && wire[i] != 0) {
+            int len = wire[i] & 0xFF;
+            for (int j = i + 1; j <= i + len; j++) {
+                byte b = wire[j];
+                if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')) {
+                    if (used == 64) {
+                        bits = idRandom.nextLong();
+                        used = 0;
+                    }
+                    wire[j] = (byte) (((bits >>> used++) & 1) == 0 ? (b | 0x20) : (b & ~0x20));
+                }
+            }
+            i += len + 1;
+        }
+        try {
+            return new Name(new DNSInput(wire));
+        } catch (IOException e) {
+            return name;
+        }
+    }
+
     /** One UDP exchange. Completes with the matching response, or exceptionally on timeout/I/O error. */
     CompletableFuture<Message> udp(Upstream upstream, Message clientQuery, Duration timeout) {
-        List<UdpSlot> slots = upstream.isIpv6() ? ipv6 : ipv4;
+        Record question = clientQuery.getQuestion();
+        if (!caseRandomization) {
+            return udpOnce(upstream, clientQuery, question, timeout);
+        }
+        Name mixed = randomCase(question.getName());
+        if (mixed.toString().equals(question.getName().toString())) {
+            return udpOnce(upstream, clientQuery, question, timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Record sent = Record.newRecord(mixed, question.getType(), question.getDClass());
+        return udpOnce(upstream, clientQuery, sent, timeout).handle((response, error) -> {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (cause instanceof CaseMismatch) {
+                long left = deadline - System.nanoTime();
+                LOG.debugf("upstream %s did not echo the 0x20 case of %s; asking again without it", upstream, question.getName());
+                if (left <= 0) {
+                    return CompletableFuture.<Message>failedFuture(new TimeoutException("no answer from " + upstream + " within " + timeout));
+                }
+                return udpOnce(upstream, clientQuery, question, Duration.ofNanos(left));
+            }
+            if (error != null) {
+                return CompletableFuture.<Message>failedFuture(cause);
+            }
+            restoreCase(response, mixed, question);
+            return CompletableFuture.completedFuture(response);
+        }).thenCompose(f -> f);
+    }
+
+    /** The answer in the client's case: the question, and every record owned by the exact 0x20 name. */
+    static void restoreCase(Message response, Name sent, Record question) {
+        String sentText = sent.toString();
+        List<Record> answers = response.getSection(Section.ANSWER);
+        response.removeAllRecords(Section.QUESTION);
+        response.addRecord(question, Section.QUESTION);
+        if (answers.stream().noneMatch(r -> r.getName().toString().equals(sentText))) {
+            return;
+        }
+        response.removeAllRecords(Section.ANSWER);
+        for (Record r : answers) {
+            response.addRecord(r.getName().toString().equals(sentText) ? r.withName(question.getName()) : r, Section.ANSWER);
+        }
+    }
+
+    private CompletableFuture<Message> udpOnce(Upstream upstream, Message clientQuery, Record question, Duration timeout) {
+        Pool pool = upstream.isIpv6() ? ipv6 : ipv4;
         CompletableFuture<Message> result = new CompletableFuture<>();
-        if (slots.isEmpty()) {
+        if (!pool.enabled || closed) {
             result.completeExceptionally(new IOException("no UDP socket for " + upstream));
             return result;
         }
-        UdpSlot slot = slots.get(ThreadLocalRandom.current().nextInt(slots.size()));
-        Pending pending = new Pending(upstream, clientQuery.getQuestion(), result);
+        Slot slot = pool.take();
+        if (slot != null) {
+            send(slot, upstream, clientQuery, question, timeout, result);
+        } else {
+            // Every slot is being replaced at this instant: a socket of its own for this one query.
+            pool.bind(1).onComplete(ar -> {
+                if (ar.failed()) {
+                    result.completeExceptionally(ar.cause());
+                } else {
+                    ar.result().retired = true;
+                    ar.result().outstanding.incrementAndGet();
+                    send(ar.result(), upstream, clientQuery, question, timeout, result);
+                }
+            });
+        }
+        return result;
+    }
+
+    private void send(Slot slot, Upstream upstream, Message clientQuery, Record question, Duration timeout,
+                      CompletableFuture<Message> result) {
+        Pending pending = new Pending(upstream, question, result);
         int id;
         do {
             id = idRandom.nextInt(0x10000);
         } while (slot.pending.putIfAbsent(id, pending) != null);
         final int queryId = id;
-        long timer = vertx.setTimer(timeout.toMillis(), t -> {
+        pending.timerId = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> {
             if (slot.pending.remove(queryId, pending)) {
+                slot.release();
                 result.completeExceptionally(new TimeoutException("no answer from " + upstream + " within " + timeout));
             }
         });
-        pending.timerId = timer;
-        slot.socket.send(Buffer.buffer(upstreamQuery(clientQuery, queryId)), upstream.port(), upstream.hostAddress())
+        slot.socket.send(Buffer.buffer(upstreamQuery(clientQuery, question, queryId)), upstream.port(), upstream.hostAddress())
                 .onFailure(err -> {
                     if (slot.pending.remove(queryId, pending)) {
-                        vertx.cancelTimer(timer);
+                        vertx.cancelTimer(pending.timerId);
+                        slot.release();
                         result.completeExceptionally(err);
                     }
                 });
-        return result;
     }
 
     /** One TCP exchange on a fresh connection, with RFC 1035 §4.2.2 length framing. */
@@ -217,13 +322,17 @@ final class UpstreamTransport implements AutoCloseable {
 
     @Override
     public void close() {
-        for (UdpSlot slot : ipv4) {
-            slot.socket.close();
-        }
-        for (UdpSlot slot : ipv6) {
-            slot.socket.close();
-        }
+        closed = true;
+        ipv4.close();
+        ipv6.close();
         tcp.close();
+    }
+
+    /** An answer that matched in everything but the letter case of the 0x20 question. */
+    static final class CaseMismatch extends IOException {
+        CaseMismatch(String message) {
+            super(message);
+        }
     }
 
     private static final class Pending {
@@ -239,12 +348,112 @@ final class UpstreamTransport implements AutoCloseable {
         }
     }
 
-    private final class UdpSlot {
-        final DatagramSocket socket;
-        final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+    /**
+     * The UDP sockets of one address family: {@code size} slots, each query on a slot picked at random
+     * (SecureRandom), and each socket retired after {@code queriesPerSocket} queries: it takes no new
+     * query, is closed once its last one is done, and a socket on a new random port takes its slot.
+     * The source port of a query is thus one of {@code size} ports that keep changing; with
+     * {@code queriesPerSocket = 1} every query has a port of its own.
+     */
+    private final class Pool {
+        final boolean v6;
+        final String wildcard;
+        final java.util.concurrent.atomic.AtomicReferenceArray<Slot> slots;
+        volatile boolean enabled;
 
-        UdpSlot(DatagramSocket socket) {
+        Pool(boolean v6, String wildcard) {
+            this.v6 = v6;
+            this.wildcard = wildcard;
+            this.slots = new java.util.concurrent.atomic.AtomicReferenceArray<>(poolSize);
+        }
+
+        void enable() throws InterruptedException, ExecutionException, TimeoutException {
+            enabled = true;
+            for (int i = 0; i < poolSize; i++) {
+                slots.set(i, bind(queriesPerSocket).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+            }
+        }
+
+        /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
+        Slot take() {
+            for (int attempt = 0; attempt < 8; attempt++) {
+                int i = idRandom.nextInt(poolSize);
+                Slot slot = slots.get(i);
+                if (slot == null || slot.retired) {
+                    continue;
+                }
+                int use = slot.uses.incrementAndGet();
+                if (use > slot.budget) {
+                    continue; // another thread took the last use
+                }
+                slot.outstanding.incrementAndGet();
+                if (use == slot.budget) {
+                    replace(i, slot);
+                }
+                return slot;
+            }
+            return null;
+        }
+
+        private void replace(int index, Slot old) {
+            old.retired = true;
+            slots.compareAndSet(index, old, null);
+            old.closeIfIdle();
+            if (closed) {
+                return;
+            }
+            bind(queriesPerSocket).onComplete(ar -> {
+                if (ar.failed()) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s", ar.cause().getMessage());
+                    vertx.setTimer(1000, t -> replace(index, old));
+                } else if (closed || !slots.compareAndSet(index, null, ar.result())) {
+                    ar.result().socket.close();
+                }
+            });
+        }
+
+        io.vertx.core.Future<Slot> bind(int budget) {
+            DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
+            Slot slot = new Slot(socket, budget);
+            socket.handler(slot::onPacket);
+            return socket.listen(0, wildcard).map(s -> slot);
+        }
+
+        void close() {
+            for (int i = 0; i < poolSize; i++) {
+                Slot slot = slots.getAndSet(i, null);
+                if (slot != null) {
+                    slot.socket.close();
+                }
+            }
+        }
+    }
+
+    /** One bound socket: the queries in flight on it by ID, and its remaining budget of queries. */
+    private final class Slot {
+        final DatagramSocket socket;
+        final int budget;
+        final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+        final AtomicInteger uses = new AtomicInteger();
+        final AtomicInteger outstanding = new AtomicInteger();
+        final java.util.concurrent.atomic.AtomicBoolean socketClosed = new java.util.concurrent.atomic.AtomicBoolean();
+        volatile boolean retired;
+
+        Slot(DatagramSocket socket, int budget) {
             this.socket = socket;
+            this.budget = budget;
+        }
+
+        /** One query on this socket is over (answered, timed out or failed). */
+        void release() {
+            outstanding.decrementAndGet();
+            closeIfIdle();
+        }
+
+        void closeIfIdle() {
+            if (retired && outstanding.get() == 0 && socketClosed.compareAndSet(false, true)) {
+                socket.close();
+            }
         }
 
         void onPacket(DatagramPacket packet) {
@@ -264,9 +473,15 @@ final class UpstreamTransport implements AutoCloseable {
                 LOG.debugf("ignoring datagram from %s with mismatched question", packet.sender());
                 return; // keep waiting: the genuine answer may still come
             }
+            boolean caseKept = response.getQuestion().getName().toString().equals(p.question.getName().toString());
             if (pending.remove(id, p)) {
                 vertx.cancelTimer(p.timerId);
-                p.result.complete(response);
+                release();
+                if (caseKept) {
+                    p.result.complete(response);
+                } else {
+                    p.result.completeExceptionally(new CaseMismatch("answer from " + p.upstream + " lost the question's case"));
+                }
             }
         }
     }

@@ -40,7 +40,16 @@ public interface KubernetesDnsConfig {
     @WithDefault("disabled")
     String pods();
 
+    /**
+     * {@code meshdns.dns.default-export-to}: Istio's {@code defaultServiceExportTo}, the exportTo of Services and
+     * ServiceEntries that set none ({@code *} every namespace, {@code .} the object's own, {@code ~} none, or names).
+     */
+    @WithDefault("*")
+    List<String> defaultExportTo();
+
     Kubernetes kubernetes();
+
+    Clusterset clusterset();
 
     Multicluster multicluster();
 
@@ -58,6 +67,29 @@ public interface KubernetesDnsConfig {
         /** {@code meshdns.dns.multicluster.spread}: shuffle, round-robin or none. */
         @WithDefault("shuffle")
         String spread();
+
+        /**
+         * {@code meshdns.dns.multicluster.failover-to-remote}: a local Service with no ready endpoint, whose copies in
+         * other clusters have ready ones, answers theirs (per the remote-service policy) instead of its own.
+         */
+        @WithDefault("true")
+        boolean failoverToRemote();
+
+        /**
+         * {@code meshdns.dns.multicluster.stale-clusters}: {@code keep} (a remote cluster discovery marks stale keeps its
+         * last known records) or {@code drop} (they leave the answers as soon as it is marked stale).
+         */
+        @WithDefault("keep")
+        String staleClusters();
+    }
+
+    interface Clusterset {
+        /**
+         * {@code meshdns.dns.clusterset.per-cluster-names}: also answer {@code <cluster>.<svc>.<ns>.svc.<clusterset>}.
+         * The MCS DNS specification (2.3.4, 2.4.4) says these should not exist; off by default.
+         */
+        @WithDefault("false")
+        boolean perClusterNames();
     }
 
     interface Placeholder {
@@ -70,6 +102,12 @@ public interface KubernetesDnsConfig {
 
         /** {@code meshdns.dns.placeholder.service-entry-suffixes}, e.g. {@code service.entry}. */
         Optional<List<String>> serviceEntrySuffixes();
+
+        /**
+         * {@code meshdns.dns.placeholder.service}: {@code <namespace>/<name>} of a Service (e.g. Slime's global-sidecar)
+         * whose ClusterIPs are the placeholder, followed live; {@code ipv4} is used while it has none.
+         */
+        Optional<String> service();
 
         /** {@code meshdns.dns.placeholder.ttl}. */
         @WithDefault("60")

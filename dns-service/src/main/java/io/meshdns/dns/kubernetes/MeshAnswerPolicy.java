@@ -40,26 +40,34 @@ public final class MeshAnswerPolicy {
      * or null to keep NXDOMAIN. Only ever called for names inside our own zones.
      */
     public Synthesized onNameError(MeshIndex index, Name qname, int qtype) {
+        return onNameError(index, qname, qtype, false);
+    }
+
+    /**
+     * Like {@link #onNameError(MeshIndex, Name, int)}; {@code hiddenFromClient}: the name's Service is not exported to
+     * the asking client, which then gets what it would get if the Service did not exist (the placeholder, if it applies).
+     */
+    public Synthesized onNameError(MeshIndex index, Name qname, int qtype, boolean hiddenFromClient) {
         if (qname.subdomain(settings.clusterDomain())) {
             int rel = qname.labels() - zoneLabels;
             if (rel == 3 && settings.pods() == MeshSettings.PodRecords.INSECURE && label(qname, 2).equals("pod")
                     && index.namespaces().contains(label(qname, 1))) {
                 InetAddress ip = Names.undashed(label(qname, 0));
-                if (ip != null) return addressAnswer(qname, qtype, ip, settings.ttl());
+                if (ip != null) return addressAnswer(qname, qtype, List.of(ip), settings.ttl());
             }
             if (rel == 3 && placeholderOn() && label(qname, 2).equals("svc") && index.namespaces().contains(label(qname, 1))
-                    && !index.serviceNames().contains(qname)) {
+                    && (hiddenFromClient || !index.serviceNames().contains(qname))) {
                 // Exactly <svc>.<ns>.svc.<zone> with a namespace that exists somewhere. A search-path expansion such as
                 // google.com.svc.<zone> ("com" is no namespace) or www.example.com.default.svc.<zone> (too many labels)
                 // never gets here: that is the difference from the CoreDNS template hack. A service that exists but has
                 // no records (an empty headless service) stays NXDOMAIN: it is known to be empty, not unknown.
-                return placeholder(qname, qtype);
+                return placeholder(index, qname, qtype);
             }
             return null;
         }
         if (placeholderOn()) {
             for (Name suffix : settings.placeholder().serviceEntrySuffixes()) {
-                if (qname.subdomain(suffix) && qname.labels() > suffix.labels()) return placeholder(qname, qtype);
+                if (qname.subdomain(suffix) && qname.labels() > suffix.labels()) return placeholder(index, qname, qtype);
             }
         }
         return null;
@@ -95,18 +103,33 @@ public final class MeshAnswerPolicy {
     }
 
     private boolean placeholderOn() {
-        return settings.placeholder().enabled() && settings.placeholder().ipv4() != null;
+        MeshSettings.Placeholder p = settings.placeholder();
+        return p.enabled() && (p.ipv4() != null || p.service() != null);
     }
 
-    private Synthesized placeholder(Name qname, int qtype) {
-        return addressAnswer(qname, qtype, settings.placeholder().ipv4(), settings.placeholder().ttl());
+    /**
+     * The placeholder's addresses: the placeholder Service's ClusterIPs as the catalog has them now (A and AAAA), else
+     * the fixed {@code placeholder.ipv4}. Null when neither exists (a Service without ClusterIPs and no fixed address):
+     * the name then stays NXDOMAIN.
+     */
+    private Synthesized placeholder(MeshIndex index, Name qname, int qtype) {
+        List<InetAddress> ips = index.placeholderAddresses();
+        if (ips.isEmpty()) {
+            if (settings.placeholder().ipv4() == null) return null;
+            ips = List.of(settings.placeholder().ipv4());
+        }
+        return addressAnswer(qname, qtype, ips, settings.placeholder().ttl());
     }
 
-    private static Synthesized addressAnswer(Name qname, int qtype, InetAddress ip, long ttl) {
-        boolean matches = qtype == Type.ANY
-                || (qtype == Type.A && ip instanceof Inet4Address)
-                || (qtype == Type.AAAA && ip instanceof Inet6Address);
-        return new Synthesized(matches ? List.of(MeshZoneCompiler.address(qname, ttl, ip)) : List.of());
+    private static Synthesized addressAnswer(Name qname, int qtype, List<InetAddress> ips, long ttl) {
+        List<Record> out = new java.util.ArrayList<>();
+        for (InetAddress ip : ips) {
+            boolean matches = qtype == Type.ANY
+                    || (qtype == Type.A && ip instanceof Inet4Address)
+                    || (qtype == Type.AAAA && ip instanceof Inet6Address);
+            if (matches) out.add(MeshZoneCompiler.address(qname, ttl, ip));
+        }
+        return new Synthesized(out);
     }
 
     /** Label {@code i} (0 = leftmost) in lower case. */

@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
 public class MeshNaming {
     private static final Logger LOG = Logger.getLogger(MeshNaming.class);
 
+    /** An RFC 1123 label, as Kubernetes names namespaces and Services. */
+    private static final java.util.regex.Pattern KUBERNETES_NAME = java.util.regex.Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
     private final MeshSettings settings;
     private final MeshZoneCompiler compiler;
     private final MeshAnswerPolicy policy;
@@ -41,7 +44,7 @@ public class MeshNaming {
         this.settings = settings;
         this.compiler = new MeshZoneCompiler(settings);
         this.policy = new MeshAnswerPolicy(settings);
-        this.hook = new MeshQueryHook(policy, index::get);
+        this.hook = new MeshQueryHook(policy);
     }
 
     public MeshSettings settings() {
@@ -66,7 +69,10 @@ public class MeshNaming {
         return compiler;
     }
 
-    /** Makes the answer-time policies see the index of the zones just published. */
+    /**
+     * Records the index of the zones just published, for readers outside the query path (status, tests).
+     * Queries read the index their snapshot carries, never this one.
+     */
     public void activate(MeshIndex published) {
         index.set(published);
     }
@@ -82,6 +88,11 @@ public class MeshNaming {
 
     public MeshAnswerPolicy policy() {
         return policy;
+    }
+
+    /** {@code meshdns.dns.multicluster.stale-clusters}. */
+    enum StaleClusters {
+        KEEP, DROP
     }
 
     /** Validates every key, failing with the key's name. */
@@ -123,11 +134,32 @@ public class MeshNaming {
         for (String s : c.placeholder().serviceEntrySuffixes().orElse(List.of())) {
             if (!s.isBlank()) suffixes.add(name("meshdns.dns.placeholder.service-entry-suffixes", s.trim()));
         }
-        MeshSettings.Placeholder placeholder = new MeshSettings.Placeholder(c.placeholder().enabled(), placeholderIp, suffixes, c.placeholder().ttl());
+        String placeholderService = c.placeholder().service().map(String::trim).filter(x -> !x.isEmpty()).orElse(null);
+        if (placeholderService != null) {
+            int slash = placeholderService.indexOf('/');
+            if (slash <= 0 || !KUBERNETES_NAME.matcher(placeholderService.substring(0, slash)).matches()
+                    || !KUBERNETES_NAME.matcher(placeholderService.substring(slash + 1)).matches()) {
+                throw new InvalidConfigException("meshdns.dns.placeholder.service", "'" + placeholderService + "' is not <namespace>/<name>");
+            }
+        }
+        MeshSettings.Placeholder placeholder = new MeshSettings.Placeholder(c.placeholder().enabled(), placeholderIp, suffixes,
+                c.placeholder().ttl(), placeholderService);
         String cluster = c.clusterName().filter(s -> !s.isBlank()).orElse(null);
+        StaleClusters staleClusters = enumValue("meshdns.dns.multicluster.stale-clusters", c.multicluster().staleClusters(), StaleClusters.class);
+        List<String> exportDefault = new ArrayList<>();
+        for (String scope : c.defaultExportTo()) {
+            String t = scope.trim();
+            if (t.isEmpty()) continue;
+            if (!t.equals("*") && !t.equals(".") && !t.equals("~") && !KUBERNETES_NAME.matcher(t).matches()) {
+                throw new InvalidConfigException("meshdns.dns.default-export-to", "'" + t + "' is not '*', '.', '~' or a namespace name");
+            }
+            exportDefault.add(t);
+        }
+        if (exportDefault.isEmpty()) exportDefault.add("*");
         try {
             return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
-                    placeholder, c.autopath().enabled());
+                    placeholder, c.autopath().enabled(), c.multicluster().failoverToRemote(), c.clusterset().perClusterNames(),
+                    exportDefault, staleClusters == StaleClusters.DROP);
         } catch (IllegalArgumentException e) {
             // the message starts with the key that is missing (placeholder.ipv4)
             throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", e.getMessage(), e);

@@ -41,13 +41,12 @@ public final class MeshQueryHook {
     }
 
     private final MeshAnswerPolicy policy;
-    private final Supplier<MeshIndex> index;
     private final AtomicLong roundRobin = new AtomicLong();
     private final Set<String> meshZones;
 
-    public MeshQueryHook(MeshAnswerPolicy policy, Supplier<MeshIndex> index) {
+    /** Stateless but for the round-robin counter: the catalog's index comes with each query's context. */
+    public MeshQueryHook(MeshAnswerPolicy policy) {
         this.policy = policy;
-        this.index = index;
         Set<String> zones = new HashSet<>();
         MeshSettings s = policy.settings();
         zones.add(s.clusterDomain().toString());
@@ -68,24 +67,25 @@ public final class MeshQueryHook {
     /**
      * Called by the query handler for every response the Answerer produced from a zone.
      *
-     * @param query    the client's query
-     * @param client   the client's IP as text (autopath maps it to a pod)
+     * @param ctx      the request: the client's query, who asked (autopath maps it to a pod), the snapshot's mesh index
      * @param zone     the label of the zone that answered ({@code ZoneIndex.label()}, e.g. {@code cluster.local.})
      * @param response what the Answerer answered from our zones (never a forwarded answer)
      * @param resolver the rest of the pipeline, for autopath and ExternalName targets
      * @return null when the response stays as it is, else the response to send instead
      */
-    public CompletionStage<Message> adjust(Message query, String client, String zone, Message response, Resolver resolver) {
+    public CompletionStage<Message> adjust(io.meshdns.dns.answer.QueryContext ctx, String zone, Message response, Resolver resolver) {
         if (!meshZones.contains(zone)) return null; // zone files and hosts data are none of our business
+        Message query = ctx.query();
         Record question = query.getQuestion();
         if (question == null) return null;
         int rcode = response.getRcode();
-        MeshIndex idx = index.get();
+        MeshIndex idx = ctx.mesh();
         if (rcode == Rcode.NXDOMAIN) {
-            MeshAnswerPolicy.Synthesized s = policy.onNameError(idx, question.getName(), question.getType());
+            boolean hidden = idx.exportRestricted() && !idx.visible(question.getName(), ctx.clientNamespace());
+            MeshAnswerPolicy.Synthesized s = policy.onNameError(idx, question.getName(), question.getType(), hidden);
             if (s != null) return CompletableFuture.completedFuture(synthesized(response, s));
             if (policy.settings().autopath()) {
-                Name name = policy.autopathName(idx, question.getName(), Names.ip(client));
+                Name name = policy.autopathName(idx, question.getName(), ctx.clientIp());
                 if (name != null) return autopath(query, response, name, resolver);
             }
             return null;
@@ -113,12 +113,15 @@ public final class MeshQueryHook {
      *
      * @param empty a NOERROR response to the query (question, OPT echoed), built only when needed
      */
-    public Message beforeForward(Message query, Supplier<Message> empty) {
-        Map<Name, List<Record>> wild = index.get().wildcardHosts();
+    public Message beforeForward(io.meshdns.dns.answer.QueryContext ctx, Supplier<Message> empty) {
+        MeshIndex idx = ctx.mesh();
+        Map<Name, List<Record>> wild = idx.wildcardHosts();
         if (wild.isEmpty()) return null;
+        Message query = ctx.query();
         Record question = query.getQuestion();
         if (question == null) return null;
         Name qname = question.getName();
+        if (idx.exportRestricted() && !idx.visible(qname, ctx.clientNamespace())) return null; // as if the entry did not exist
         for (int strip = 1; strip < qname.labels() - 1; strip++) {
             List<Record> records = wild.get(new Name(qname, strip));
             if (records == null) continue;

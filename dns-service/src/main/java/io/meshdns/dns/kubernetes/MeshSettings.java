@@ -22,18 +22,34 @@ import java.util.Map;
  * @param spread               answer-time order of multi-cluster RRsets
  * @param placeholder          the lazyload placeholder policy
  * @param autopath             answer the first search-path expansion in one round trip
+ * @param failoverToRemote     a local Service with no ready endpoint answers its remote copies' (when they have ready ones)
+ * @param clustersetPerClusterNames also publish {@code <cluster>.<svc>.<ns>.svc.<clusterset>} (MCS 2.3.4/2.4.4 say they
+ *                             should not exist; off by default)
+ * @param defaultExportTo      Istio's {@code defaultServiceExportTo}: the exportTo of objects that set none
+ * @param dropStaleClusters    a remote cluster discovery marks stale (unreachable for its stale-after) loses its records
+ *                             here; false keeps its last known state
  */
 public record MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                            RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
-                           PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath) {
+                           PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath,
+                           boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
+                           boolean dropStaleClusters) {
+
+    public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
+                        RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
+                        PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath) {
+        this(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                true, false, List.of("*"), false);
+    }
 
     public MeshSettings {
         gatewayOverrides = Map.copyOf(gatewayOverrides);
+        defaultExportTo = List.copyOf(defaultExportTo);
         if (remotePolicy == RemoteServicePolicy.PLACEHOLDER && placeholder.ipv4() == null) {
             throw new IllegalArgumentException("meshdns.dns.remote-service-policy=placeholder needs meshdns.dns.placeholder.ipv4");
         }
-        if (placeholder.enabled() && placeholder.ipv4() == null) {
-            throw new IllegalArgumentException("meshdns.dns.placeholder.ipv4 is required when meshdns.dns.placeholder.enabled=true");
+        if (placeholder.enabled() && placeholder.ipv4() == null && placeholder.service() == null) {
+            throw new IllegalArgumentException("meshdns.dns.placeholder.ipv4 (or .service) is required when meshdns.dns.placeholder.enabled=true");
         }
     }
 
@@ -45,31 +61,51 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     public MeshSettings withLocalCluster(String cluster) {
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withPods(PodRecords p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withSpread(Spread s) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withPlaceholder(Placeholder p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withAutopath(boolean a) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+    }
+
+    public MeshSettings withFailoverToRemote(boolean f) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                f, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+    }
+
+    public MeshSettings withClustersetPerClusterNames(boolean on) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, on, defaultExportTo, dropStaleClusters);
+    }
+
+    public MeshSettings withDropStaleClusters(boolean drop) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop);
+    }
+
+    public MeshSettings withDefaultExportTo(List<String> scopes) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters);
     }
 
     /** {@code meshdns.dns.remote-service-policy}. */
@@ -93,14 +129,20 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     /**
-     * The lazyload placeholder. {@code serviceEntrySuffixes} are zones the mesh owns (e.g. {@code service.entry.}):
+     * The lazyload placeholder. {@code service} ({@code <namespace>/<name>}, e.g. Slime's global-sidecar): the
+     * placeholder is that Service's ClusterIPs, followed live from the catalog; {@code ipv4} is the fixed
+     * address used while the Service has none (or without a Service). {@code serviceEntrySuffixes} are zones the mesh owns (e.g. {@code service.entry.}):
      * every name under them without a ServiceEntry answers the placeholder.
      */
-    public record Placeholder(boolean enabled, Inet4Address ipv4, List<Name> serviceEntrySuffixes, long ttl) {
+    public record Placeholder(boolean enabled, Inet4Address ipv4, List<Name> serviceEntrySuffixes, long ttl, String service) {
         public static final Placeholder DISABLED = new Placeholder(false, null, List.of(), 60);
 
         public Placeholder {
             serviceEntrySuffixes = List.copyOf(serviceEntrySuffixes);
+        }
+
+        public Placeholder(boolean enabled, Inet4Address ipv4, List<Name> serviceEntrySuffixes, long ttl) {
+            this(enabled, ipv4, serviceEntrySuffixes, ttl, null);
         }
     }
 }

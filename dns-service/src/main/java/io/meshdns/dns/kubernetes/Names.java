@@ -10,7 +10,7 @@ import java.net.UnknownHostException;
 import java.util.Locale;
 
 /** Small helpers for names and IP literals; never does a DNS lookup. */
-final class Names {
+public final class Names {
     private Names() {
     }
 
@@ -52,7 +52,7 @@ final class Names {
     }
 
     /** An IPv4 or IPv6 literal, or null when {@code text} is anything else (never resolved). */
-    static InetAddress ip(String text) {
+    public static InetAddress ip(String text) {
         if (text == null || text.isEmpty()) return null;
         byte[] b = Address.toByteArray(text, Address.IPv4);
         if (b == null) b = Address.toByteArray(text, Address.IPv6);

@@ -1,37 +1,28 @@
 package io.meshdns.dns.server;
 
-import io.meshdns.dns.answer.ClientInfo;
-import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
-import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
-import java.util.concurrent.TimeUnit;
-
 /**
- * The UDP and TCP listeners, on the same address and port. Starts after the record sources (so the
- * first query already sees the zones) and exposes the port it bound through {@link #boundPort()}.
- * TCP follows RFC 7766: two-byte length framing, pipelined queries answered as they complete (in any
- * order), and an idle timeout.
+ * The UDP and TCP listeners ({@link UdpListener}, {@link TcpListener}), on the same address and port,
+ * opened and drained by {@link ListenerLifecycle}. Starts after the record sources (so the first query
+ * already sees the zones) and exposes the port it bound through {@link #boundPort()}.
  */
 @ApplicationScoped
 public class DnsServer {
     private static final Logger LOG = Logger.getLogger(DnsServer.class);
     /** Startup order: record sources observe StartupEvent before this (lower number first). */
     public static final int STARTUP_PRIORITY = 2000;
-    private static final int BIND_ATTEMPTS = 5;
+    /** Shutdown order: the listeners drain and close first; observers with a higher number run after. */
+    public static final int SHUTDOWN_PRIORITY = 1000;
 
     @Inject
     Vertx vertx;
@@ -43,17 +34,26 @@ public class DnsServer {
     SnapshotStore store;
     @Inject
     DnsMetrics metrics;
+    @Inject
+    ListenerMetrics listenerMetrics;
+    @Inject
+    jakarta.enterprise.inject.Instance<BindAddressSource> bindAddressSources;
 
     private ServerSettings settings;
-    private volatile UdpListener udp;
-    private volatile NetServer tcp;
-    private volatile int boundPort = -1;
+    private volatile ListenerLifecycle listeners;
 
     /** Validates the listener config first of all, so a bad key fails the start before any file is read. */
     void validate(@Observes @Priority(10) StartupEvent event) {
         settings = ServerSettings.from(config);
+        for (BindAddressSource source : bindAddressSources) {
+            java.util.Optional<String> address = source.bindAddress();
+            if (address.isPresent()) {
+                settings = settings.withBindAddress(address.get());
+            }
+        }
         udpReceiveBuffer();
         ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
+        ListenerLifecycle.checkReusePort(vertx, settings);
     }
 
     void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {
@@ -63,128 +63,41 @@ public class DnsServer {
         // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
         // sockets: the start hung until the bind timed out.
         processor.prepare();
-        bind();
+        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpReceiveBuffer(), processor, metrics,
+                listenerMetrics);
+        int port = lifecycle.start();
+        listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
-                + ":" + boundPort);
-        LOG.infof("dns-service listening on %s port %d (udp+tcp), allowed clients %s", settings.bindAddress(),
-                boundPort, settings.allowedClients());
+                + ":" + port);
+        LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", settings.bindAddress(),
+                port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
     }
 
-    void onStop(@Observes ShutdownEvent event) {
-        close();
+    /** Before the default priority, so whatever the listeners need (the node-local interface) is removed after them. */
+    void onStop(@Observes @Priority(SHUTDOWN_PRIORITY) ShutdownEvent event) {
+        if (listeners != null) {
+            listeners.stop();
+        }
     }
 
     /** The port both listeners are bound to; -1 before start. With meshdns.dns.port=0 this is the real one. */
     public int boundPort() {
-        return boundPort;
+        ListenerLifecycle l = listeners;
+        return l == null ? -1 : l.port();
     }
 
     public String bindAddress() {
         return settings == null ? null : settings.bindAddress();
     }
 
+    /** Bound and not draining for a stop (readiness turns false as the drain begins). */
     public boolean isListening() {
-        return boundPort > 0;
-    }
-
-    private void bind() throws Exception {
-        Exception last = null;
-        for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
-            try {
-                UdpListener socket = UdpListener.bind(vertx, settings, udpReceiveBuffer(), settings.port(), processor,
-                        metrics);
-                int port = socket.port();
-                try {
-                    tcp = bindTcp(port);
-                } catch (Exception e) {
-                    socket.close();
-                    throw e;
-                }
-                udp = socket;
-                boundPort = port;
-                return;
-            } catch (Exception e) {
-                last = e;
-                if (settings.port() != 0) {
-                    break; // a fixed port that is taken will not free itself by retrying
-                }
-                LOG.debugf("port 0: TCP could not take the UDP port (attempt %d): %s", attempt, e.getMessage());
-            }
-        }
-        throw new IllegalStateException("cannot bind UDP+TCP on " + settings.bindAddress() + " port " + settings.port()
-                + " (" + ServerConfig.BIND_ADDRESS + ", " + ServerConfig.PORT + "): " + last.getMessage(), last);
+        ListenerLifecycle l = listeners;
+        return l != null && l.serving();
     }
 
     private int udpReceiveBuffer() {
         return ServerSettings.parseInt(ServerConfig.UDP_RECEIVE_BUFFER, config.udp().receiveBuffer(), 4096,
                 Integer.MAX_VALUE);
-    }
-
-    private NetServer bindTcp(int port) throws Exception {
-        NetServer server = vertx.createNetServer(new NetServerOptions()
-                .setIdleTimeout((int) settings.tcpIdleTimeout().toMillis())
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setTcpNoDelay(true));
-        server.connectHandler(this::onConnection);
-        try {
-            return server.listen(port, settings.bindAddress()).toCompletionStage().toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            server.close();
-            throw e;
-        }
-    }
-
-    private void onConnection(NetSocket socket) {
-        String host = socket.remoteAddress().host();
-        if (!settings.acl().allows(host)) {
-            metrics.aclDropped(true);
-            socket.close();
-            return;
-        }
-        ClientInfo client = new ClientInfo(host, socket.remoteAddress().port(), host.indexOf(':') >= 0, Transport.TCP);
-        // RFC 7766 framing: a two-byte length, then the message. The parser buffers partial frames.
-        RecordParser parser = RecordParser.newFixed(2);
-        parser.handler(new java.util.function.Consumer<Buffer>() {
-            private boolean expectLength = true;
-
-            @Override
-            public void accept(Buffer frame) {
-                if (expectLength) {
-                    int length = frame.getUnsignedShort(0);
-                    if (length == 0) {
-                        socket.close();
-                        return;
-                    }
-                    expectLength = false;
-                    parser.fixedSizeMode(length);
-                    return;
-                }
-                expectLength = true;
-                parser.fixedSizeMode(2);
-                byte[] message = frame.getBytes();
-                if (message.length < 12) {
-                    socket.close(); // not even a header: the stream cannot be trusted any more
-                    return;
-                }
-                processor.process(message, client, response -> {
-                    Buffer out = Buffer.buffer(response.length + 2);
-                    out.appendUnsignedShort(response.length).appendBytes(response);
-                    socket.write(out);
-                });
-            }
-        }::accept);
-        socket.handler(parser);
-        socket.exceptionHandler(e -> LOG.debugf("tcp %s: %s", host, e.getMessage()));
-    }
-
-    private void close() {
-        if (tcp != null) {
-            tcp.close();
-        }
-        if (udp != null) {
-            udp.close();
-        }
-        boundPort = -1;
     }
 }

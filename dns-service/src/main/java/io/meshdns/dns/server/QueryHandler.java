@@ -3,6 +3,7 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.answer.Answerer;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Outcome;
+import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.forward.Forwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.snapshot.SnapshotStore;
@@ -41,33 +42,39 @@ public class QueryHandler implements RequestHandler {
 
     @Override
     public CompletionStage<Reply> handle(Message request, ClientInfo client) {
-        Outcome outcome = answerer.get().answer(store.current(), request, client);
+        return handle(new QueryContext(store.current(), client, request), null);
+    }
+
+    @Override
+    public CompletionStage<Reply> handle(QueryContext ctx, byte[] wire) {
+        Message request = ctx.query();
+        Outcome outcome = answerer.get().answer(ctx);
         if (outcome instanceof Outcome.Answer answer) {
             // Mesh naming hook (placeholder, insecure pods, autopath, ExternalName chase, spread): null = unchanged.
-            CompletionStage<Message> adjusted = mesh.hook().adjust(request, client.address(), answer.zone(), answer.response(),
-                    q -> resolve(q, client));
+            CompletionStage<Message> adjusted = mesh.hook().adjust(ctx, answer.zone(), answer.response(), q -> resolve(ctx.withQuery(q)));
             if (adjusted == null) {
                 return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone()));
             }
             return adjusted.thenApply(response -> new Reply(response, answer.zone()));
         }
         // Our OPT goes on the forwarder's answer here, not in notOurs: the hook's sub-queries merge theirs.
-        return notOurs(request).thenApply(reply -> reply.forwarded()
+        return notOurs(ctx).thenApply(reply -> reply.forwarded()
                 ? new Reply(answerer.get().withEdns(request, reply.response()), NO_ZONE, true) : reply);
     }
 
-    /** The pipeline without the mesh hook, for the hook's own sub-queries (autopath, CNAME targets). */
-    private CompletionStage<Message> resolve(Message query, ClientInfo client) {
-        Outcome outcome = answerer.get().answer(store.current(), query, client);
+    /** The pipeline without the mesh hook, for the hook's own sub-queries (autopath, CNAME targets), on the same snapshot. */
+    private CompletionStage<Message> resolve(QueryContext ctx) {
+        Outcome outcome = answerer.get().answer(ctx);
         if (outcome instanceof Outcome.Answer answer) {
             return CompletableFuture.completedFuture(answer.response());
         }
-        return notOurs(query).thenApply(Reply::response);
+        return notOurs(ctx).thenApply(Reply::response);
     }
 
     /** A name no zone answers: a wildcard ServiceEntry host (the mesh hook), else the forwarder, else REFUSED. */
-    private CompletionStage<Reply> notOurs(Message request) {
-        Message wildcardHost = mesh.hook().beforeForward(request, () -> answerer.get().error(request, Rcode.NOERROR));
+    private CompletionStage<Reply> notOurs(QueryContext ctx) {
+        Message request = ctx.query();
+        Message wildcardHost = mesh.hook().beforeForward(ctx, () -> answerer.get().error(request, Rcode.NOERROR));
         if (wildcardHost != null) {
             return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE));
         }

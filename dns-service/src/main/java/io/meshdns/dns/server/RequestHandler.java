@@ -32,6 +32,15 @@ public interface RequestHandler {
     }
 
     /**
+     * Like {@link #handle(Message, byte[], ClientInfo)}, with the request's context: the snapshot read once
+     * when it arrived (with its mesh index) and the client. {@link RequestProcessor} calls this one; handlers
+     * that answer from the snapshot override it so that every step sees the same snapshot.
+     */
+    default CompletionStage<Reply> handle(io.meshdns.dns.answer.QueryContext ctx, byte[] wire) {
+        return handle(ctx.query(), wire, ctx.client());
+    }
+
+    /**
      * A response plus the zone it came from, for metrics and the query log. {@code forwarded}: the
      * response is the {@code Forwarder}'s (not ours, not hosts data, not the mesh hook's), so the
      * UDP fast path may answer the same query from the forwarder's cache next time.

@@ -1,6 +1,8 @@
 package io.meshdns.dns.server;
 
 import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.QueryContext;
+import io.meshdns.dns.snapshot.Snapshot;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.fastpath.AnswerMemo;
@@ -108,14 +110,15 @@ public class RequestProcessor {
             return null;
         }
         long started = System.nanoTime();
-        AnswerMemo.Hit hit = memo.lookup(store.current(), packet);
+        Snapshot snapshot = store.current();
+        AnswerMemo.Hit hit = memo.lookup(snapshot, packet);
         if (hit == null) {
             return null;
         }
         AnswerMemo.Entry e = hit.entry();
         byte[] response = hit.response();
         if (response == null) {
-            response = replay == null ? null : replay.answer(hit, packet, mesh.index());
+            response = replay == null ? null : replay.answer(hit, packet, snapshot.mesh());
             if (response == null) {
                 return null;
             }
@@ -142,9 +145,8 @@ public class RequestProcessor {
      */
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send) {
         long started = System.nanoTime();
-        Object snapshot = memo == null ? null : store.current();
-        // What else a forwarding decision depends on: the mesh hook's wildcard hosts (published after the snapshot).
-        Object meshIndex = replay == null ? null : mesh.index();
+        // Read once: the whole request is answered from this snapshot and the mesh index it carries.
+        Snapshot snapshot = store.current();
         if (packet.length < Header.LENGTH || (packet[2] & 0x80) != 0) {
             metrics.malformed();
             return;
@@ -160,6 +162,11 @@ public class RequestProcessor {
                     packet.length, formerr.length, false);
             return;
         }
+        QueryContext ctx = new QueryContext(snapshot, client, query);
+        if (EdnsStrictness.violation(query) != null) {
+            complete(ctx, packet, formErr(query), started, send);
+            return;
+        }
         int opcode = query.getHeader().getOpcode();
         RequestHandler handler = byOpcode[opcode];
         if (handler == null) {
@@ -170,7 +177,7 @@ public class RequestProcessor {
             if (query.getQuestion() != null) {
                 notImp.addRecord(query.getQuestion(), Section.QUESTION);
             }
-            complete(query, packet, snapshot, meshIndex, client, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
+            complete(ctx, packet, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
             return;
         }
         Record question = query.getQuestion();
@@ -179,7 +186,7 @@ public class RequestProcessor {
             transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
                 if (error != null || messages == null || messages.isEmpty()) {
                     LOG.warnf(error, "zone transfer for %s failed", question.getName());
-                    complete(query, packet, snapshot, meshIndex, client, servFail(query), started, send);
+                    complete(ctx, packet, servFail(query), started, send);
                     return;
                 }
                 for (Message m : messages) {
@@ -188,18 +195,19 @@ public class RequestProcessor {
             });
             return;
         }
-        handler.handle(query, packet, client).whenComplete((reply, error) -> {
+        handler.handle(ctx, packet).whenComplete((reply, error) -> {
             if (error != null || reply == null) {
                 LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
                 metrics.panic();
                 reply = servFail(query);
             }
-            complete(query, packet, snapshot, meshIndex, client, reply, started, send);
+            complete(ctx, packet, reply, started, send);
         });
     }
 
-    private void complete(Message query, byte[] packet, Object snapshot, Object meshIndex, ClientInfo client, RequestHandler.Reply reply, long started,
-                          Consumer<byte[]> send) {
+    private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Consumer<byte[]> send) {
+        Message query = ctx.query();
+        ClientInfo client = ctx.client();
         byte[] wire;
         try {
             wire = encoder.encode(reply.response(), encoder.limitFor(query, client.transport()));
@@ -210,13 +218,15 @@ public class RequestProcessor {
             wire = reply.response().toWire();
         }
         send.accept(wire);
-        if (snapshot != null && client.transport() == Transport.UDP
-                && store.current() == snapshot) { // unchanged since the start: the answer came from it
+        // The memo keeps answers per snapshot (an answer from a replaced one is dropped there) and only those that
+        // depend on nothing but the query bytes and the snapshot: a name whose exportTo makes the answer depend on
+        // the client's namespace is never remembered, so a hit can never show one client another's answer.
+        if (memo != null && client.transport() == Transport.UDP && clientIndependent(ctx)) {
+            Snapshot snapshot = ctx.snapshot();
             Record question = query.getQuestion();
             if (reply.forwarded()) {
-                if (replay != null && question != null && query.getHeader().getOpcode() == Opcode.QUERY
-                        && mesh.index() == meshIndex) { // nor did the hook's wildcard hosts change
-                    memo.rememberForwarded(snapshot, packet, new AnswerMemo.Forwarded(CacheKey.of(query), meshIndex),
+                if (replay != null && question != null && query.getHeader().getOpcode() == Opcode.QUERY) {
+                    memo.rememberForwarded(snapshot, packet, new AnswerMemo.Forwarded(CacheKey.of(query), snapshot.mesh()),
                             reply.response().getRcode(), question.getType());
                 }
             } else if (replayable(query, reply)) {
@@ -230,6 +240,12 @@ public class RequestProcessor {
         if (queryLog) {
             QueryLog.log(client, query, packet.length, reply.response(), wire.length, nanos);
         }
+    }
+
+    /** False when the answer may differ per client namespace (the name is exported to only some namespaces). */
+    private static boolean clientIndependent(QueryContext ctx) {
+        Record question = ctx.query().getQuestion();
+        return question == null || ctx.mesh().exportScopeOf(question.getName()) == null;
     }
 
     /**
@@ -256,6 +272,21 @@ public class RequestProcessor {
             }
         }
         return true;
+    }
+
+    /** FORMERR echoing the ID, opcode, RD and question, without OPT: the request's EDNS could not be trusted. */
+    private static RequestHandler.Reply formErr(Message query) {
+        Message m = new Message(query.getHeader().getID());
+        m.getHeader().setFlag(Flags.QR);
+        m.getHeader().setOpcode(query.getHeader().getOpcode());
+        if (query.getHeader().getFlag(Flags.RD)) {
+            m.getHeader().setFlag(Flags.RD);
+        }
+        m.getHeader().setRcode(Rcode.FORMERR);
+        if (query.getQuestion() != null) {
+            m.addRecord(query.getQuestion(), Section.QUESTION);
+        }
+        return new RequestHandler.Reply(m, NO_ZONE);
     }
 
     private static RequestHandler.Reply servFail(Message query) {

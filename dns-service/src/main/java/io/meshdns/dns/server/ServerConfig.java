@@ -6,6 +6,7 @@ import io.smallrye.config.WithName;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** Listener settings: where dns-service listens, who may ask, and the transport limits. */
 @ConfigMapping(prefix = "meshdns.dns")
@@ -18,6 +19,12 @@ public interface ServerConfig {
     String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
     String UDP_RECEIVE_BUFFER = "meshdns.dns.udp.receive-buffer";
     String UDP_ANSWER_MEMO = "meshdns.dns.udp.answer-memo-entries";
+    String TCP_MAX_CONNECTIONS = "meshdns.dns.tcp.max-connections";
+    String TCP_MAX_CONNECTIONS_PER_CLIENT = "meshdns.dns.tcp.max-connections-per-client";
+    String TCP_MAX_CONNECTION_AGE = "meshdns.dns.tcp.max-connection-age";
+    String TCP_OUTPUT_BUFFER = "meshdns.dns.tcp.output-buffer";
+    String REUSE_PORT = "meshdns.dns.reuse-port";
+    String DRAIN = "meshdns.dns.drain";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
     @WithName("bind-address")
@@ -32,6 +39,21 @@ public interface ServerConfig {
     @WithName("allowed-clients")
     @WithDefault("127.0.0.0/8,::1/128")
     List<String> allowedClients();
+
+    /**
+     * Open the UDP and TCP listeners with SO_REUSEPORT, so a new instance (a DaemonSet pod surging in
+     * during an upgrade) binds the same address while this one still serves. Needs the native epoll transport.
+     */
+    @WithName("reuse-port")
+    @WithDefault("false")
+    String reusePort();
+
+    /**
+     * On SIGTERM keep answering this long before the listeners close (0 = close at once): the time a
+     * replacement sharing the port through {@code reuse-port} needs to take over. Unset: 5s with
+     * reuse-port, 0 without (nothing can take over, and a stand-alone binary should stop at Ctrl-C).
+     */
+    Optional<String> drain();
 
     Edns edns();
 
@@ -56,6 +78,33 @@ public interface ServerConfig {
         @WithName("idle-timeout")
         @WithDefault("10s")
         String idleTimeout();
+
+        /** TCP connections open at once; one more is closed as soon as it is accepted. */
+        @WithName("max-connections")
+        @WithDefault("1024")
+        String maxConnections();
+
+        /** TCP connections open at once from one client address. */
+        @WithName("max-connections-per-client")
+        @WithDefault("32")
+        String maxConnectionsPerClient();
+
+        /**
+         * A TCP connection is closed this long after it was accepted, however busy: a client trickling
+         * bytes to keep the idle timer alive cannot hold a connection forever (RFC 7766 section 6.2.3
+         * lets a server close; clients reconnect).
+         */
+        @WithName("max-connection-age")
+        @WithDefault("2m")
+        String maxConnectionAge();
+
+        /**
+         * Answers queued for one TCP connection beyond this many bytes (not yet taken by the kernel) stop
+         * reading its queries until the client reads; four times this closes it.
+         */
+        @WithName("output-buffer")
+        @WithDefault("65536")
+        String outputBuffer();
     }
 
     interface Udp {

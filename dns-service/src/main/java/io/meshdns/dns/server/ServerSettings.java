@@ -14,10 +14,17 @@ import java.util.Locale;
  * typo stops the service with a message an operator can act on instead of a half-working listener.
  */
 public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientAcl acl, List<Cidr> allowedClients,
-                             int maxUdpPayload, Duration tcpIdleTimeout, boolean queryLog) {
+                             int maxUdpPayload, TcpLimits tcp, boolean reusePort, Duration drain, boolean queryLog) {
+
+    /** What one TCP client may hold: connections, their age and idle time, and queued answers. */
+    public record TcpLimits(Duration idleTimeout, int maxConnections, int maxConnectionsPerClient,
+                            Duration maxConnectionAge, int outputBuffer) {
+    }
 
     /** RFC 6891: a requestor's payload size below 512 is treated as 512. */
     public static final int MIN_UDP_PAYLOAD = 512;
+    /** The drain when reuse-port is on and {@code meshdns.dns.drain} is not set. */
+    public static final Duration DEFAULT_DRAIN = Duration.ofSeconds(5);
 
     public static ServerSettings from(ServerConfig config) {
         String bind = config.bindAddress().trim();
@@ -42,12 +49,47 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
             }
         }
         int payload = parseInt(ServerConfig.MAX_UDP_PAYLOAD, config.edns().maxUdpPayload(), MIN_UDP_PAYLOAD, 65535);
-        Duration idle = parseDuration(ServerConfig.TCP_IDLE_TIMEOUT, config.tcp().idleTimeout());
+        ServerConfig.Tcp tcp = config.tcp();
+        TcpLimits limits = new TcpLimits(parseDuration(ServerConfig.TCP_IDLE_TIMEOUT, tcp.idleTimeout()),
+                parseInt(ServerConfig.TCP_MAX_CONNECTIONS, tcp.maxConnections(), 1, 1_000_000),
+                parseInt(ServerConfig.TCP_MAX_CONNECTIONS_PER_CLIENT, tcp.maxConnectionsPerClient(), 1, 1_000_000),
+                parseDuration(ServerConfig.TCP_MAX_CONNECTION_AGE, tcp.maxConnectionAge()),
+                parseInt(ServerConfig.TCP_OUTPUT_BUFFER, tcp.outputBuffer(), 4096, 64 * 1024 * 1024));
+        boolean reusePort = parseBoolean(ServerConfig.REUSE_PORT, config.reusePort());
+        Duration drain = config.drain().map(d -> parseDuration(ServerConfig.DRAIN, d, true))
+                .orElse(reusePort ? DEFAULT_DRAIN : Duration.ZERO);
         return new ServerSettings(bind, bindBytes.length == 16, port, new ClientAcl(cidrs), List.copyOf(cidrs),
-                payload, idle, config.queryLog());
+                payload, limits, reusePort, drain, config.queryLog());
     }
 
-    static int parseInt(String key, String value, int min, int max) {
+    /** These settings with the listeners on {@code address} (a literal validated by its owner). */
+    public ServerSettings withBindAddress(String address) {
+        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(address);
+        if (bytes == null) {
+            throw new IllegalArgumentException(address + " is not an address literal");
+        }
+        return new ServerSettings(address, bytes.length == 16, port, acl, allowedClients, maxUdpPayload, tcp, reusePort,
+                drain, queryLog);
+    }
+
+    /** The idle timeout of TCP connections (RFC 7766 section 6.2.3). */
+    public Duration tcpIdleTimeout() {
+        return tcp.idleTimeout();
+    }
+
+    /** Only {@code true} or {@code false}: a typo must not silently mean false. */
+    static boolean parseBoolean(String key, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("true")) {
+            return true;
+        }
+        if (v.equals("false")) {
+            return false;
+        }
+        throw new InvalidConfigException(key, "'" + value + "' is neither true nor false");
+    }
+
+    public static int parseInt(String key, String value, int min, int max) {
         int parsed;
         try {
             parsed = Integer.parseInt(value.trim());
@@ -62,6 +104,11 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
 
     /** Accepts {@code 10s}, {@code 500ms}, {@code 2m}, a bare number of seconds, or ISO-8601 ({@code PT10S}). */
     public static Duration parseDuration(String key, String value) {
+        return parseDuration(key, value, false);
+    }
+
+    /** {@link #parseDuration(String, String)}, where {@code zeroAllowed} also accepts 0 (off). */
+    static Duration parseDuration(String key, String value, boolean zeroAllowed) {
         String v = value.trim().toLowerCase(Locale.ROOT);
         Duration d;
         try {
@@ -81,8 +128,8 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new InvalidConfigException(key, "'" + value + "' is not a duration (examples: 10s, 500ms, 2m)");
         }
-        if (d.isNegative() || d.isZero()) {
-            throw new InvalidConfigException(key, "'" + value + "' must be positive");
+        if (d.isNegative() || (d.isZero() && !zeroAllowed)) {
+            throw new InvalidConfigException(key, "'" + value + "' must be " + (zeroAllowed ? "0 or more" : "positive"));
         }
         return d;
     }

@@ -68,6 +68,10 @@ final class UdpListener {
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
                 .handler(new Handler(settings.acl(), processor, metrics));
+        if (settings.reusePort()) {
+            // ListenerLifecycle.checkReusePort made sure this is the epoll transport.
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+        }
         if (epoll) {
             // recvmmsg: up to RECVMMSG_BATCH datagrams per syscall, each in its own MAX_QUERY_DATAGRAM slot.
             bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_QUERY_DATAGRAM)
@@ -93,7 +97,7 @@ final class UdpListener {
     }
 
     void close() {
-        channel.close();
+        channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {

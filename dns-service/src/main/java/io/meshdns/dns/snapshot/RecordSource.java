@@ -41,5 +41,18 @@ public interface RecordSource {
          * holds afterwards, read when a zone must be compiled whole (another source changed the same zone).
          */
         void patch(List<ZonePatch> patches, SourceContent content);
+
+        /**
+         * Like {@link #publish(List)}, and the snapshot that holds {@code content} carries {@code mesh} as its
+         * mesh index: records and index become visible in the same swap.
+         */
+        default void publish(List<ZoneContent> content, io.meshdns.dns.kubernetes.MeshIndex mesh) {
+            publish(content);
+        }
+
+        /** Like {@link #patch(List, SourceContent)}, publishing {@code mesh} with the patched records. */
+        default void patch(List<ZonePatch> patches, SourceContent content, io.meshdns.dns.kubernetes.MeshIndex mesh) {
+            patch(patches, content);
+        }
     }
 }

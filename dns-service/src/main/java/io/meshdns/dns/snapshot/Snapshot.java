@@ -1,5 +1,6 @@
 package io.meshdns.dns.snapshot;
 
+import io.meshdns.dns.kubernetes.MeshIndex;
 import io.meshdns.model.ShardedMap;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
@@ -19,21 +20,27 @@ import java.util.Map;
  * One immutable, consistent view of all authoritative data: the zones (found by longest matching
  * origin) and the non-authoritative overlay (hosts files), each compiled into a lookup index.
  * Built off the query path by {@link SnapshotStore} and swapped atomically; readers never lock.
+ *
+ * <p>It also carries the {@link MeshIndex} compiled with the mesh zones it holds, so the answer-time
+ * mesh policies (placeholder, exportTo, autopath, wildcard hosts) read the index of exactly these
+ * records: both are published in the one swap, and a query reads the store once.
  */
 public final class Snapshot {
     private static final Logger LOG = Logger.getLogger(Snapshot.class);
-    private static final Snapshot EMPTY = new Snapshot(0, Map.of(), ShardedMap.empty());
+    private static final Snapshot EMPTY = new Snapshot(0, Map.of(), ShardedMap.empty(), MeshIndex.EMPTY);
 
     private final long version;
     private final Map<Name, ZoneIndex> zones;
     private final int minOriginLabels;
     private final int maxOriginLabels;
     private final ShardedMap<Name, Node> overlay;
+    private final MeshIndex mesh;
 
-    private Snapshot(long version, Map<Name, ZoneIndex> zones, ShardedMap<Name, Node> overlay) {
+    private Snapshot(long version, Map<Name, ZoneIndex> zones, ShardedMap<Name, Node> overlay, MeshIndex mesh) {
         this.version = version;
         this.zones = zones;
         this.overlay = overlay;
+        this.mesh = mesh;
         int min = Integer.MAX_VALUE;
         int max = 0;
         for (Name origin : zones.keySet()) {
@@ -50,6 +57,16 @@ public final class Snapshot {
 
     public long version() {
         return version;
+    }
+
+    /** The mesh index compiled with this snapshot's mesh zones; {@link MeshIndex#EMPTY} without a catalog. */
+    public MeshIndex mesh() {
+        return mesh;
+    }
+
+    /** This snapshot with another mesh index (same version and records); for tests and the store. */
+    public Snapshot withMesh(MeshIndex index) {
+        return new Snapshot(version, zones, overlay, index == null ? MeshIndex.EMPTY : index);
     }
 
     public Collection<ZoneIndex> zones() {
@@ -98,7 +115,7 @@ public final class Snapshot {
             ZoneIndex zone = compileZone(origin, parts);
             if (zone != null) zones.put(origin, zone);
         });
-        return new Snapshot(version, Map.copyOf(zones), compileOverlay(overlay));
+        return new Snapshot(version, Map.copyOf(zones), compileOverlay(overlay), MeshIndex.EMPTY);
     }
 
     /**
@@ -106,12 +123,17 @@ public final class Snapshot {
      * {@code overlay} is not null, a new overlay. Every other zone is shared, not rebuilt.
      */
     Snapshot withZones(long version, Map<Name, ZoneIndex> replaced, ShardedMap<Name, Node> overlay) {
+        return withZones(version, replaced, overlay, mesh);
+    }
+
+    /** Like {@link #withZones(long, Map, ShardedMap)}, with {@code index} as the mesh index (null keeps this one's). */
+    Snapshot withZones(long version, Map<Name, ZoneIndex> replaced, ShardedMap<Name, Node> overlay, MeshIndex index) {
         Map<Name, ZoneIndex> next = new HashMap<>(zones);
         replaced.forEach((origin, zone) -> {
             if (zone == null) next.remove(origin);
             else next.put(origin, zone);
         });
-        return new Snapshot(version, Map.copyOf(next), overlay == null ? this.overlay : overlay);
+        return new Snapshot(version, Map.copyOf(next), overlay == null ? this.overlay : overlay, index == null ? mesh : index);
     }
 
     /**
@@ -119,6 +141,11 @@ public final class Snapshot {
      * authoritative zone must exist here (the store checks).
      */
     Snapshot patch(long version, List<ZonePatch> patches) {
+        return patch(version, patches, null);
+    }
+
+    /** Like {@link #patch(long, List)}, with {@code index} as the mesh index (null keeps this one's). */
+    Snapshot patch(long version, List<ZonePatch> patches, MeshIndex index) {
         Map<Name, ZoneIndex> replaced = new HashMap<>();
         ShardedMap.Editor<Name, Node> overlayEdit = null;
         for (ZonePatch patch : patches) {
@@ -142,7 +169,7 @@ public final class Snapshot {
             }
             replaced.put(patch.origin(), zone.patch(owners));
         }
-        return withZones(version, replaced, overlayEdit == null ? null : overlayEdit.build());
+        return withZones(version, replaced, overlayEdit == null ? null : overlayEdit.build(), index);
     }
 
     /** One authoritative zone from every source's content for it (first SOA wins); null when it has no SOA. */

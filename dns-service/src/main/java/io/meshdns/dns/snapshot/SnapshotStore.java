@@ -1,5 +1,6 @@
 package io.meshdns.dns.snapshot;
 
+import io.meshdns.dns.kubernetes.MeshIndex;
 import io.meshdns.dns.metrics.Counters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -114,6 +115,16 @@ public class SnapshotStore {
             public void patch(List<ZonePatch> patches, SourceContent content) {
                 SnapshotStore.this.patch(id, patches, content);
             }
+
+            @Override
+            public void publish(List<ZoneContent> content, MeshIndex mesh) {
+                SnapshotStore.this.publish(id, content, mesh);
+            }
+
+            @Override
+            public void patch(List<ZonePatch> patches, SourceContent content, MeshIndex mesh) {
+                SnapshotStore.this.patch(id, patches, content, mesh);
+            }
         });
     }
 
@@ -126,7 +137,12 @@ public class SnapshotStore {
 
     /** Replaces everything {@code sourceId} contributes, and swaps in a new snapshot. */
     public synchronized void publish(String sourceId, List<ZoneContent> content) {
-        replace(sourceId, SourceContent.of(content));
+        replace(sourceId, SourceContent.of(content), null);
+    }
+
+    /** Like {@link #publish(String, List)}; the new snapshot carries {@code mesh} (null: the current one's). */
+    public synchronized void publish(String sourceId, List<ZoneContent> content, MeshIndex mesh) {
+        replace(sourceId, SourceContent.of(content), mesh);
     }
 
     /**
@@ -135,6 +151,11 @@ public class SnapshotStore {
      * from every source's content, {@code content} included.
      */
     public synchronized void patch(String sourceId, List<ZonePatch> patches, SourceContent content) {
+        patch(sourceId, patches, content, null);
+    }
+
+    /** Like {@link #patch(String, List, SourceContent)}; the new snapshot carries {@code mesh} (null: the current one's). */
+    public synchronized void patch(String sourceId, List<ZonePatch> patches, SourceContent content, MeshIndex mesh) {
         long started = System.nanoTime();
         SourceContent previous = contentBySource.put(sourceId, content);
         if (!patchable(sourceId, patches)) {
@@ -146,24 +167,24 @@ public class SnapshotStore {
             }
             if (previous != null) origins.addAll(previous.origins());
             origins.addAll(content.origins());
-            recompile(origins, overlay, sourceId + " (patch, shared zone)", started);
+            recompile(origins, overlay, sourceId + " (patch, shared zone)", started, mesh);
             return;
         }
         if (patched != null) patched.increment(); // null only where the store runs outside the application (unit tests)
         int owners = 0;
         for (ZonePatch p : patches) owners += p.owners().size();
-        swap(current.patch(++version, patches), sourceId + " (patch)", owners, started);
+        swap(current.patch(++version, patches, mesh), sourceId + " (patch)", owners, started);
     }
 
     /** Removes a source's content (for sources that go away at run time). */
     public synchronized void withdraw(String sourceId) {
         SourceContent previous = contentBySource.remove(sourceId);
         if (previous != null) {
-            recompile(previous.origins(), previous.zone(null) != null, sourceId + " (withdrawn)", System.nanoTime());
+            recompile(previous.origins(), previous.zone(null) != null, sourceId + " (withdrawn)", System.nanoTime(), null);
         }
     }
 
-    private void replace(String sourceId, SourceContent content) {
+    private void replace(String sourceId, SourceContent content, MeshIndex mesh) {
         long started = System.nanoTime();
         SourceContent previous = contentBySource.put(sourceId, content);
         Set<Name> origins = new HashSet<>(content.origins());
@@ -172,7 +193,7 @@ public class SnapshotStore {
             origins.addAll(previous.origins());
             overlay |= previous.zone(null) != null;
         }
-        recompile(origins, overlay, sourceId, started);
+        recompile(origins, overlay, sourceId, started, mesh);
     }
 
     /** A patch is applied as such only where no other source holds the same zone or overlay name. */
@@ -198,7 +219,7 @@ public class SnapshotStore {
     }
 
     /** Recompiles the zones at {@code origins} (and the overlay) from every source; shares every other zone. */
-    private void recompile(Set<Name> origins, boolean overlay, String cause, long started) {
+    private void recompile(Set<Name> origins, boolean overlay, String cause, long started, MeshIndex mesh) {
         if (recompiled != null) recompiled.increment();
         Map<Name, ZoneIndex> zones = new HashMap<>();
         int names = 0;
@@ -222,7 +243,7 @@ public class SnapshotStore {
             overlayNodes = Snapshot.compileOverlay(parts);
             names += overlayNodes.size();
         }
-        swap(current.withZones(++version, zones, overlayNodes), cause, names, started);
+        swap(current.withZones(++version, zones, overlayNodes, mesh), cause, names, started);
     }
 
     private void swap(Snapshot next, String cause, int names, long started) {

@@ -26,7 +26,7 @@ class ZoneJournalTest {
     Path dir;
 
     /** Applies an UPDATE the way DynamicZones does: pure step, then journal. */
-    static ZoneData apply(ZoneJournal journal, ZoneData zone, Update u) throws Exception {
+    static ZoneData apply(ZoneJournal journal, ZoneData zone, org.xbill.DNS.Message u) throws Exception {
         UpdateProcessor.Result r = UpdateProcessor.apply(zone, u);
         assertEquals(Rcode.NOERROR, r.rcode());
         journal.append(r.removed(), r.added());
@@ -118,5 +118,66 @@ class ZoneJournalTest {
         assertEquals("Target.Elsewhere.example.", cname.rdataToString());
         assertEquals(zone.records(), second.zone().records());
         second.journal().close();
+    }
+
+    /** A block written by an older server that the journal cannot read back (TTL 2^32-1): skipped, the later blocks kept. */
+    @Test
+    void aBadBlockInTheMiddleIsSkippedAndEveryLaterBlockReplayed() throws Exception {
+        ZoneJournal.Loaded first = ZoneJournal.open(dir, ZONE);
+        ZoneData zone = apply(first.journal(), first.zone(), add("before.mesh.example.", Type.A, "192.0.2.1"));
+        first.journal().append(List.of(), List.of(Record.fromString(Name.fromString("huge.mesh.example."), Type.A,
+                org.xbill.DNS.DClass.IN, 60, "192.0.2.9", Name.root)));
+        zone = apply(first.journal(), zone, add("after.mesh.example.", Type.A, "192.0.2.2"));
+        zone = apply(first.journal(), zone, add("later.mesh.example.", Type.TXT, "\"kept\""));
+        first.journal().close();
+        Path file = ZoneJournal.fileFor(dir, ZONE);
+        String text = Files.readString(file);
+        // Rewrite the middle block with the TTL an old server stored, and a CRC that matches it.
+        String[] blocks = text.split("(?=\nT )");
+        int middle = java.util.stream.IntStream.range(0, blocks.length).filter(i -> blocks[i].contains("huge.")).findFirst().orElseThrow();
+        String bad = blocks[middle].replace("\t60\tIN\tA\t192.0.2.9", "\t4294967295\tIN\tA\t192.0.2.9");
+        java.util.List<String> lines = new java.util.ArrayList<>(bad.lines().filter(l -> !l.isEmpty()).toList());
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        for (String l : lines.subList(0, lines.size() - 1)) {
+            crc.update((l + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        String seq = lines.get(0).substring(2);
+        lines.set(lines.size() - 1, "E " + seq + " " + Long.toHexString(crc.getValue()));
+        blocks[middle] = "\n" + String.join("\n", lines);
+        Files.writeString(file, String.join("", blocks));
+
+        ZoneJournal.Loaded second = ZoneJournal.open(dir, ZONE);
+        assertTrue(second.damaged());
+        assertEquals(1, second.skipped());
+        assertEquals(zone.records(), second.zone().records(), "every block after the bad one replayed");
+        assertTrue(Files.readString(second.aside()).contains("4294967295"), "the original is kept aside before compaction");
+        second.journal().close();
+        ZoneJournal.Loaded third = ZoneJournal.open(dir, ZONE);
+        assertFalse(third.damaged());
+        assertEquals(zone.records(), third.zone().records(), "the compaction kept the later blocks");
+        third.journal().close();
+    }
+
+    /** What arrives from the wire: an UPDATE adding NULL and an unknown type with RDLENGTH 0, and an A with none. */
+    @Test
+    void emptyRdataIsStoredWhereLegalAndRefusedWhereNot() throws Exception {
+        ZoneJournal.Loaded first = ZoneJournal.open(dir, ZONE);
+        Update u = new Update(ZONE);
+        u.add(Record.newRecord(Name.fromString("n.mesh.example."), Type.NULL, org.xbill.DNS.DClass.IN, 60, new byte[0]));
+        u.add(Record.newRecord(Name.fromString("u.mesh.example."), 65281, org.xbill.DNS.DClass.IN, 60, new byte[0]));
+        ZoneData zone = apply(first.journal(), first.zone(), new org.xbill.DNS.Message(u.toWire()));
+        first.journal().close();
+        ZoneJournal.Loaded second = ZoneJournal.open(dir, ZONE);
+        assertFalse(second.damaged());
+        assertEquals(zone.records(), second.zone().records());
+        assertEquals(1, second.zone().rrset(Name.fromString("u.mesh.example."), 65281).size());
+        second.journal().close();
+
+        byte[] wire = add("a.mesh.example.", Type.A, "192.0.2.1").toWire();
+        // Cut the A record's RDATA: RDLENGTH 0, as a delete would carry it, but with class IN.
+        byte[] cut = java.util.Arrays.copyOf(wire, wire.length - 4);
+        cut[cut.length - 1] = 0;
+        cut[cut.length - 2] = 0;
+        assertEquals(Rcode.FORMERR, UpdateProcessor.apply(second.zone(), new org.xbill.DNS.Message(cut)).rcode());
     }
 }

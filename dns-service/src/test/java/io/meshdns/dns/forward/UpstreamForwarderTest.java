@@ -351,6 +351,93 @@ class UpstreamForwarderTest {
         }
     }
 
+    /** RFC 5452 section 9.2: source ports per query from a large changing pool (BIND's query log shows the port). */
+    @Test
+    void udpQueriesLeaveFromRandomSourcePorts() throws Exception {
+        // A socket per query: every query has a port of its own.
+        assertTrue(distinctSourcePorts(sequential(bind).withUdpSockets(8, 1), "own-port", 40) >= 37);
+        // The defaults (256 sockets, each replaced after 16 queries): 60 random picks of 256 give ~53 ports.
+        assertTrue(distinctSourcePorts(sequential(bind), "default-port", 60) >= 40);
+    }
+
+    private int distinctSourcePorts(ForwardSettings settings, String label, int queries) throws Exception {
+        UpstreamForwarder f = forwarder(settings, null);
+        for (int i = 0; i < queries; i++) {
+            assertEquals(Rcode.NXDOMAIN, ask(f, label + "-" + i + ".example.test.", Type.A).getRcode());
+        }
+        Set<Integer> ports = new HashSet<>();
+        for (int i = 0; i < queries; i++) {
+            List<String> lines = bind.queriesFor(label + "-" + i + ".example.test");
+            assertEquals(1, lines.size(), lines.toString());
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("127\\.0\\.0\\.1#(\\d+)").matcher(lines.get(0));
+            assertTrue(m.find(), lines.get(0));
+            ports.add(Integer.parseInt(m.group(1)));
+        }
+        // The kernel picks each ephemeral port at random, so a repeat is possible but rare.
+        System.out.println(label + ": " + queries + " queries from " + ports.size() + " source ports");
+        return ports.size();
+    }
+
+    /** 0x20 on: BIND sees mixed case, echoes it, and the client gets its own case back. */
+    @Test
+    void caseRandomisationSendsMixedCaseAndTheClientSeesItsOwnCase() throws Exception {
+        UpstreamForwarder f = forwarder(sequential(bind).withCaseRandomization(true), null);
+        String name = "case-randomisation-check.example.test.";
+        Message answer = ask(f, "www.example.test.", Type.A);
+        assertEquals(BIND_WWW, firstAddress(answer));
+        assertEquals("www.example.test.", answer.getQuestion().getName().toString());
+        assertEquals("www.example.test.", answer.getSection(Section.ANSWER).get(0).getName().toString(),
+                "the answer's owner name in the client's case");
+        for (int i = 0; i < 5; i++) {
+            ask(f, name, Type.A);
+        }
+        List<String> seen = new ArrayList<>();
+        for (String line : bind.log().split("\n")) {
+            int q = line.indexOf("query: ");
+            if (q >= 0 && line.substring(q).toLowerCase().startsWith("query: " + name.substring(0, name.length() - 1))) {
+                seen.add(line.substring(q + 7, q + 7 + name.length() - 1));
+            }
+        }
+        assertEquals(5, seen.size(), seen.toString());
+        assertTrue(seen.stream().anyMatch(n -> !n.equals(n.toLowerCase())), "mixed case upstream: " + seen);
+        assertTrue(new HashSet<>(seen).size() > 1, "a new pattern per query: " + seen);
+    }
+
+    /** An upstream that lowercases the question: the 0x20 answer is refused and the query asked again without it. */
+    @Test
+    void aCaseMismatchFallsBackToAPlainQuery() throws Exception {
+        List<String> asked = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (DatagramSocket upstream = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            Thread responder = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 2; i++) {
+                        DatagramPacket in = new DatagramPacket(new byte[1500], 1500);
+                        upstream.receive(in);
+                        Message q = new Message(java.util.Arrays.copyOf(in.getData(), in.getLength()));
+                        asked.add(q.getQuestion().getName().toString());
+                        Name lower = Name.fromString(q.getQuestion().getName().toString().toLowerCase());
+                        sendAnswer(upstream, in, reply(q, q.getHeader().getID(), lower, "203.0.113.20"));
+                    }
+                } catch (Exception e) {
+                    failure.set(e);
+                }
+            });
+            responder.setDaemon(true);
+            responder.start();
+            UpstreamForwarder f = forwarder(ForwardSettings.of(List.of(Upstream.parse("127.0.0.1:" + upstream.getLocalPort(), "test")))
+                    .withCaseRandomization(true), null);
+            Message answer = f.forward(query("lowercasing-upstream.example.", Type.A, 99)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            responder.join(5000);
+            assertEquals(null, failure.get());
+            assertEquals(Rcode.NOERROR, answer.getRcode(), answer.toString());
+            assertEquals("203.0.113.20", firstAddress(answer));
+            assertEquals(2, asked.size(), asked.toString());
+            assertNotEquals(asked.get(0), asked.get(0).toLowerCase(), "first query with 0x20: " + asked);
+            assertEquals("lowercasing-upstream.example.", asked.get(1), "the fallback is the client's own case");
+        }
+    }
+
     private static Message reply(Message q, int id, Name name, String address) throws Exception {
         Message r = new Message(id);
         r.getHeader().setFlag(Flags.QR);

@@ -25,13 +25,22 @@ class MeshConfigTest {
             }
             public String pods() { return v.getOrDefault("pods", "disabled"); }
             public Kubernetes kubernetes() { return () -> Long.parseLong(v.getOrDefault("ttl", "5")); }
-            public Multicluster multicluster() { return () -> v.getOrDefault("spread", "shuffle"); }
+            public Multicluster multicluster() {
+                return new Multicluster() {
+                    public String spread() { return v.getOrDefault("spread", "shuffle"); }
+                    public boolean failoverToRemote() { return Boolean.parseBoolean(v.getOrDefault("failover", "true")); }
+                    public String staleClusters() { return v.getOrDefault("stale", "keep"); }
+                };
+            }
+            public Clusterset clusterset() { return () -> Boolean.parseBoolean(v.getOrDefault("per-cluster", "false")); }
+            public List<String> defaultExportTo() { return List.of(v.getOrDefault("export", "*").split(",")); }
             public Placeholder placeholder() {
                 return new Placeholder() {
                     public boolean enabled() { return Boolean.parseBoolean(v.getOrDefault("ph", "false")); }
                     public Optional<String> ipv4() { return Optional.ofNullable(v.get("ph-ip")); }
                     public Optional<List<String>> serviceEntrySuffixes() { return Optional.of(List.of("service.entry")); }
                     public long ttl() { return 60; }
+                    public Optional<String> service() { return Optional.ofNullable(v.get("ph-svc")); }
                 };
             }
             public Autopath autopath() { return () -> false; }
@@ -55,6 +64,26 @@ class MeshConfigTest {
         failsNaming("meshdns.dns.placeholder.ipv4", Map.of("ph", "true", "ph-ip", "fd00::1"));
         failsNaming("meshdns.dns.placeholder.ipv4", Map.of("remote-service-policy", "placeholder"));
         failsNaming("meshdns.dns.cluster-domain", Map.of("cluster-domain", "bad..domain"));
+        failsNaming("meshdns.dns.default-export-to", Map.of("export", "shop,not a namespace"));
+        failsNaming("meshdns.dns.multicluster.stale-clusters", Map.of("stale", "forget"));
+        failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "global-sidecar"));
+        failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "a/b/c"));
+    }
+
+    @Test
+    void exportDefaultsAndClustersetSwitchesParse() {
+        MeshSettings defaults = MeshNaming.settings(config(Map.of()));
+        assertEquals(List.of("*"), defaults.defaultExportTo());
+        assertTrue(defaults.failoverToRemote());
+        assertTrue(!defaults.clustersetPerClusterNames(), "per-cluster clusterset names are opt-in (MCS 2.3.4, 2.4.4)");
+        MeshSettings s = MeshNaming.settings(config(Map.of("export", ".,istio-system", "failover", "false", "per-cluster", "true",
+                "ph", "true", "ph-svc", "istio-system/global-sidecar")));
+        assertEquals(List.of(".", "istio-system"), s.defaultExportTo());
+        assertTrue(!s.failoverToRemote());
+        assertTrue(s.clustersetPerClusterNames());
+        assertEquals("istio-system/global-sidecar", s.placeholder().service());
+        assertTrue(!defaults.dropStaleClusters(), "a stale cluster's records are kept unless asked");
+        assertTrue(MeshNaming.settings(config(Map.of("stale", "drop"))).dropStaleClusters());
     }
 
     @Test

@@ -40,7 +40,11 @@ public class MeshConformanceProfile implements QuarkusTestProfile {
                 Map.entry("meshdns.dns.autopath.enabled", "true"),
                 Map.entry("meshdns.dns.multicluster.spread", "round-robin"),
                 Map.entry("meshdns.dns.allowed-clients", "127.0.0.0/8"),
-                Map.entry("meshdns.dns.cache.enabled", "false"));
+                // The forwarder's cache is on: the UDP fast path then replays forwarded names, and the per-client rows must
+                // prove that it never replays one client's answer to another.
+                Map.entry("meshdns.dns.cache.enabled", "true"),
+                // The test profile logs every query, which switches the fast path off: this suite needs it on.
+                Map.entry("meshdns.dns.query-log", "false"));
     }
 
     @Override
@@ -57,7 +61,7 @@ public class MeshConformanceProfile implements QuarkusTestProfile {
             try {
                 Path dir = Files.createTempDirectory("mesh-upstream");
                 knot = new KnotServer(dir)
-                        .zone("example", zone("example", "upstream IN A 192.0.2.200\n"))
+                        .zone("example", zone("example", "upstream IN A 192.0.2.200\nhidden IN A 192.0.2.201\n"))
                         .zone("google.com", zone("google.com", "@ IN A 192.0.2.100\n"))
                         .zone("10.in-addr.arpa", zone("10.in-addr.arpa", "99.99.99 IN PTR somewhere.example.\n"));
                 knot.start();

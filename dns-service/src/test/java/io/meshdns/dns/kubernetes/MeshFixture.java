@@ -65,6 +65,28 @@ public final class MeshFixture {
                 new CatalogEntry.ServiceEntry("east", "shop", "lazy", List.of("known.service.entry"), List.of("192.0.2.77"), "STATIC",
                         List.of(), List.of(http), Map.of()),
                 new CatalogEntry.ServiceImport("east", "shop", "cart", "ClusterSetIP", List.of("10.200.0.1"), List.of(http)),
+                // Kubernetes DNS spec 2.1: a Service that tolerates unready endpoints publishes them all
+                new CatalogEntry.Service("east", "shop", "tolerant", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of(),
+                        List.of(), true),
+                new CatalogEntry.EndpointSlice("east", "shop", "tolerant-1", "tolerant", "IPv4", List.of(
+                        new EndpointAddress(List.of("10.1.0.20"), "tolerant-0", false, "n1", "tolerant-0")), List.of()),
+                // no ready endpoint here, a ready one in west: answered from west (failover-to-remote)
+                new CatalogEntry.Service("east", "shop", "orders", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of()),
+                new CatalogEntry.EndpointSlice("east", "shop", "orders-1", "orders", "IPv4", List.of(
+                        new EndpointAddress(List.of("10.1.0.30"), null, false, "n1", "orders-0")), List.of()),
+                new CatalogEntry.Service("west", "shop", "orders", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of()),
+                new CatalogEntry.EndpointSlice("west", "shop", "orders-w", "orders", "IPv4", List.of(
+                        new EndpointAddress(List.of("10.2.0.30"), null, true, "w1", "orders-w")), List.of()),
+                // exportTo: a Service and a ServiceEntry seen only from their own namespace, one seen from "default" only
+                new CatalogEntry.Service("east", "shop", "internal", ServiceType.CLUSTER_IP, List.of("10.96.0.70"), null, List.of(http),
+                        List.of(), List.of("."), false),
+                new CatalogEntry.ServiceEntry("east", "shop", "private", List.of("hidden.example", "private.service.entry"),
+                        List.of("192.0.2.80"), "STATIC", List.of(), List.of(http), Map.of(), Map.of(), List.of("."), false),
+                new CatalogEntry.ServiceEntry("east", "shop", "for-default", List.of("for-default.service.entry"),
+                        List.of("192.0.2.81"), "STATIC", List.of(), List.of(http), Map.of(), Map.of(), List.of("default"), false),
+                // two pods of two namespaces on distinct loopback addresses: the per-client rows query from them
+                new CatalogEntry.Pod("east", "shop", "client-2", List.of("127.0.0.2")),
+                new CatalogEntry.Pod("east", "default", "client-3", List.of("127.0.0.3")),
                 new CatalogEntry.Service("west", "shop", "cart", ServiceType.CLUSTER_IP, List.of("10.112.0.30"), null, List.of(http), List.of()));
         List<ClusterStatus> clusters = List.of(
                 new ClusterStatus("east", true, false, 1L, List.of("203.0.113.1")),

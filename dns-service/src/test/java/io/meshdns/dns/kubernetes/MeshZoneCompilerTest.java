@@ -2,6 +2,7 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.meshdns.model.Catalog;
+import io.meshdns.model.PortSpec;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
@@ -120,15 +121,19 @@ class MeshZoneCompilerTest {
     void clustersetMergesClustersAndPicksOneCluster() {
         MeshZones z = compile(BASE);
         assertEquals(Set.of("10.96.0.10", "10.112.0.10"), rr(z, "web.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.112.0.10"), rr(z, "west.web.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.96.0.10"), rr(z, "east.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of(), rr(z, "west.web.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
+        assertEquals(Set.of(), rr(z, "east.web.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
         assertEquals(Set.of("10.200.0.1"), rr(z, "cart.shop.svc.clusterset.local", Type.A), "ServiceImport IP wins");
         assertEquals(Set.of("10.1.0.5", "10.1.0.6", "10.2.0.5"), rr(z, "db.shop.svc.clusterset.local", Type.A));
         assertEquals(Set.of("10.2.0.5"), rr(z, "db-0.west.db.shop.svc.clusterset.local", Type.A));
         assertEquals(Set.of("10.1.0.5"), rr(z, "db-0.east.db.shop.svc.clusterset.local", Type.A));
-        assertEquals(Set.of("10.2.0.5"), rr(z, "west.db.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of(), rr(z, "west.db.shop.svc.clusterset.local", Type.A), "MCS 2.3.4 / 2.4.4: no per-cluster name unless switched on");
         assertTrue(rr(z, "_pg._tcp.db.shop.svc.clusterset.local", Type.SRV).contains("0 100 5432 db-0.west.db.shop.svc.clusterset.local."));
         assertEquals(Set.of(), rr(z, "ext.shop.svc.clusterset.local", Type.CNAME), "ExternalName is not exported");
+        MeshZones opted = compile(BASE.withClustersetPerClusterNames(true));
+        assertEquals(Set.of("10.112.0.10"), rr(opted, "west.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.96.0.10"), rr(opted, "east.web.shop.svc.clusterset.local", Type.A));
+        assertEquals(Set.of("10.2.0.5"), rr(opted, "west.db.shop.svc.clusterset.local", Type.A));
     }
 
     @Test
@@ -209,5 +214,103 @@ class MeshZoneCompilerTest {
         }
         assertEquals("fd00--1", Names.dashed(Names.ip("fd00::1")));
         assertEquals(null, Names.undashed("www"));
+    }
+
+    @Test
+    void aStaleRemoteClusterIsDroppedOnlyWhenAskedAndTheLocalOneNever() {
+        io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
+        List<io.meshdns.model.ClusterStatus> clusters = List.of(
+                new io.meshdns.model.ClusterStatus("east", true, true, 1L, List.of()),
+                new io.meshdns.model.ClusterStatus("west", false, true, 1L, List.of()),
+                new io.meshdns.model.ClusterStatus("north", false, false, 1L, List.of()));
+        io.meshdns.model.Catalog stale = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(),
+                base.version(), clusters, base.entries()));
+        MeshZones kept = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(stale);
+        assertEquals(Set.of("10.112.0.20", "10.128.0.20"), rr(kept, "pay.billing.svc.cluster.local", Type.A), "keep: last known state");
+        MeshZones dropped = new MeshZoneCompiler(BASE.withLocalCluster("east").withDropStaleClusters(true)).compile(stale);
+        assertEquals(Set.of("10.128.0.20"), rr(dropped, "pay.billing.svc.cluster.local", Type.A), "west is stale: only north answers");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.clusterset.local", Type.A), "west's copy is gone from clusterset too");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.cluster.local", Type.A), "the local cluster is never dropped");
+    }
+
+    @Test
+    void exportScopesAreCompiledIntoTheIndex() {
+        MeshZones z = compile(BASE.withLocalCluster("east"));
+        MeshIndex idx = z.index();
+        assertTrue(idx.visible(Names.absolute("internal.shop.svc.cluster.local"), "shop"));
+        assertTrue(!idx.visible(Names.absolute("internal.shop.svc.cluster.local"), "default"));
+        assertTrue(!idx.visible(Names.absolute("_http._tcp.internal.shop.svc.cluster.local"), "default"), "a Service's scope covers its subtree");
+        assertTrue(!idx.visible(Names.absolute("internal.shop.svc.clusterset.local"), null), "an unknown client sees only '*'");
+        assertTrue(idx.visible(Names.absolute("for-default.service.entry"), "default"));
+        assertTrue(!idx.visible(Names.absolute("for-default.service.entry"), "shop"));
+        assertTrue(idx.visible(Names.absolute("web.shop.svc.cluster.local"), null), "no exportTo: the default '*'");
+        assertEquals(null, idx.exportScopeOf(Names.absolute("api.example.com")));
+        // The mesh-wide default applies to objects that set none.
+        MeshIndex own = compile(BASE.withLocalCluster("east").withDefaultExportTo(List.of("."))).index();
+        assertTrue(!own.visible(Names.absolute("web.shop.svc.cluster.local"), "default"));
+        assertTrue(own.visible(Names.absolute("web.shop.svc.cluster.local"), "shop"));
+        assertTrue(own.visible(Names.absolute("for-default.service.entry"), "default"), "an explicit exportTo wins over the default");
+    }
+
+    @Test
+    void oneServiceEntryAnswersAHostThatSeveralName() {
+        io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
+        List<io.meshdns.model.CatalogEntry> entries = new java.util.ArrayList<>(base.entries());
+        PortSpec http = new PortSpec("http", "TCP", 80);
+        // Two entries for one host, each with its own Istio VIP: the local cluster's wins, then namespace/name order.
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "aaa", "first-by-name", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.1"))));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "local", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.2"))));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "next", List.of("dup.partner.test"), List.of(), "DNS",
+                List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.3"))));
+        io.meshdns.model.Catalog c = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(),
+                base.clusters(), entries));
+        MeshZones z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(c);
+        assertEquals(Set.of("240.240.0.2"), rr(z, "dup.partner.test", Type.A));
+        // An entry with its own spec.addresses beats chosen VIPs, wherever it sorts.
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "zzz", "static", List.of("dup.partner.test"), List.of("192.0.2.99"),
+                "STATIC", List.of(), List.of(http), java.util.Map.of()));
+        z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(io.meshdns.model.Catalog.of(
+                new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(), base.clusters(), entries)));
+        assertEquals(Set.of("192.0.2.99"), rr(z, "dup.partner.test", Type.A));
+    }
+
+    @Test
+    void thePlaceholderFollowsItsServiceLiveAndFallsBackToTheFixedAddress() {
+        MeshSettings settings = BASE.withLocalCluster("east").withPlaceholder(new MeshSettings.Placeholder(true,
+                (java.net.Inet4Address) Names.ip("1.1.1.2"), List.of(), 60, "shop/web"));
+        MeshAnswerPolicy policy = new MeshAnswerPolicy(settings);
+        MeshZoneCompiler compiler = new MeshZoneCompiler(settings);
+        io.meshdns.model.Catalog c1 = MeshFixture.catalog();
+        MeshIndex idx = compiler.compile(c1).index();
+        Name lazy = Names.absolute("lazy.shop.svc.cluster.local");
+        assertEquals(List.of("10.96.0.10"), addresses(policy.onNameError(idx, lazy, Type.A)), "the Service's ClusterIP, not the fixed one");
+        assertEquals(List.of("fd00:96:0:0:0:0:0:10"), addresses(policy.onNameError(idx, lazy, Type.AAAA)), "dual stack: AAAA too");
+
+        // The Service moves: the next index follows without a restart.
+        io.meshdns.model.ObjectRef web = new io.meshdns.model.ObjectRef("east", io.meshdns.model.Kind.SERVICE, "shop", "web");
+        io.meshdns.model.Catalog c2 = c1.apply(new io.meshdns.model.CatalogDelta(c1.version(), c1.version() + 1, null, List.of(
+                new io.meshdns.model.CatalogEntry.Service("east", "shop", "web", io.meshdns.model.ServiceType.CLUSTER_IP,
+                        List.of("10.96.0.99"), null, List.of(), List.of())), List.of()));
+        idx = compiler.update(c2, List.of(web)).index();
+        assertEquals(List.of("10.96.0.99"), addresses(policy.onNameError(idx, lazy, Type.A)));
+
+        // Gone in east: west's copy (a remote cluster's ClusterIP) answers; gone everywhere: the fixed address.
+        io.meshdns.model.Catalog c3 = c2.apply(new io.meshdns.model.CatalogDelta(c2.version(), c2.version() + 1, null, List.of(), List.of(web)));
+        idx = compiler.update(c3, List.of(web)).index();
+        assertEquals(List.of("10.112.0.10"), addresses(policy.onNameError(idx, lazy, Type.A)));
+        io.meshdns.model.ObjectRef westWeb = new io.meshdns.model.ObjectRef("west", io.meshdns.model.Kind.SERVICE, "shop", "web");
+        io.meshdns.model.Catalog c4 = c3.apply(new io.meshdns.model.CatalogDelta(c3.version(), c3.version() + 1, null, List.of(), List.of(westWeb)));
+        idx = compiler.update(c4, List.of(westWeb)).index();
+        assertEquals(List.of("1.1.1.2"), addresses(policy.onNameError(idx, lazy, Type.A)));
+        assertEquals(compiler.compile(c4).index(), idx, "incremental index equals a whole compile");
+    }
+
+    private static List<String> addresses(MeshAnswerPolicy.Synthesized s) {
+        assertNotNull(s, "a placeholder answer");
+        List<String> out = new java.util.ArrayList<>();
+        for (Record r : s.records()) out.add(r.rdataToString());
+        return out;
     }
 }

@@ -15,8 +15,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ServerSettingsTest {
 
-    record Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle)
-            implements ServerConfig {
+    record Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle,
+                  String reuse, String drainValue, String maxAge) implements ServerConfig {
+        Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle) {
+            this(bindAddress, port, allowedClients, payload, idle, "false", null, "2m");
+        }
+
         @Override
         public Edns edns() {
             return () -> payload;
@@ -24,7 +28,42 @@ class ServerSettingsTest {
 
         @Override
         public Tcp tcp() {
-            return () -> idle;
+            return new Tcp() {
+                @Override
+                public String idleTimeout() {
+                    return idle;
+                }
+
+                @Override
+                public String maxConnections() {
+                    return "1024";
+                }
+
+                @Override
+                public String maxConnectionsPerClient() {
+                    return "32";
+                }
+
+                @Override
+                public String maxConnectionAge() {
+                    return maxAge;
+                }
+
+                @Override
+                public String outputBuffer() {
+                    return "65536";
+                }
+            };
+        }
+
+        @Override
+        public String reusePort() {
+            return reuse;
+        }
+
+        @Override
+        public java.util.Optional<String> drain() {
+            return java.util.Optional.ofNullable(drainValue);
         }
 
         @Override
@@ -89,5 +128,33 @@ class ServerSettingsTest {
                 () -> ServerSettings.from(new Config(bind, port, List.of(cidr), payload, idle)));
         assertEquals(key, e.key());
         assertTrue(e.getMessage().startsWith(key + ": "), e.getMessage());
+    }
+
+    @Test
+    void listenerLifecycleKeys() {
+        ServerSettings defaults = ServerSettings.from(valid());
+        assertFalse(defaults.reusePort());
+        assertEquals(Duration.ZERO, defaults.drain(), "without reuse-port nothing takes over: stop at once");
+        assertEquals(Duration.ofSeconds(5), ServerSettings.from(new Config("127.0.0.1", "53", List.of(), "1232", "10s",
+                "true", null, "2m")).drain(), "with reuse-port the default drain");
+        assertEquals(Duration.ofMinutes(2), defaults.tcp().maxConnectionAge());
+        assertEquals(1024, defaults.tcp().maxConnections());
+        assertEquals(32, defaults.tcp().maxConnectionsPerClient());
+        ServerSettings s = ServerSettings.from(new Config("127.0.0.1", "53", List.of(), "1232", "10s", "true", "0", "30s"));
+        assertTrue(s.reusePort());
+        assertEquals(Duration.ZERO, s.drain());
+        assertEquals(Duration.ofSeconds(30), s.tcp().maxConnectionAge());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "yes|5s|2m|meshdns.dns.reuse-port: 'yes' is neither true nor false",
+            "false|-1s|2m|meshdns.dns.drain: '-1s' must be 0 or more",
+            "false|soon|2m|meshdns.dns.drain: 'soon' is not a duration",
+            "false|5s|0|meshdns.dns.tcp.max-connection-age: '0' must be positive"})
+    void badLifecycleValuesNameTheirKey(String reuse, String drain, String age, String message) {
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> ServerSettings.from(
+                new Config("127.0.0.1", "53", List.of(), "1232", "10s", reuse, drain, age)));
+        assertTrue(e.getMessage().startsWith(message), e.getMessage());
     }
 }

@@ -40,7 +40,7 @@ public interface ExposureConfig {
     @WithDefault("1s")
     Duration debounce();
 
-    /** rfc2136 | builtin. */
+    /** rfc2136 | builtin | webhook | pdns | coredns (see io.meshdns.exposure.provider.Providers). */
     @WithDefault("rfc2136")
     String provider();
 
@@ -59,44 +59,27 @@ public interface ExposureConfig {
     /** ExternalDNS --txt-suffix (may contain %{record_type}). */
     Optional<String> txtSuffix();
 
-    /** TTL written when a record has none configured. */
-    @WithDefault("300")
-    long defaultTtl();
+    /** TTL written when a record has none configured; unset = what ExternalDNS's provider of the same kind writes. */
+    Optional<Long> defaultTtl();
+
+    /**
+     * Owner migration: old owner ids whose RRsets we take over, but only RRsets that are desired and
+     * inside the domain filters; nothing else of an old owner is ever changed or deleted.
+     */
+    Optional<List<String>> adoptOwners();
+
+    /** YAML/JSON manifests (Services, Nodes, EndpointSlices, Ingresses, DNSEndpoints) read instead of a cluster. */
+    Optional<List<String>> manifestDirs();
+
+    /** One pass, print the plan, exit with a status (0 ok, 1 a target failed, 2 objects with problems). */
+    @WithDefault("false")
+    boolean once();
 
     /** service, ingress, crd (ExternalDNS --source). */
     @WithDefault("service,ingress,crd")
     List<String> sources();
 
-    Rfc2136 rfc2136();
-
-    Builtin builtin();
-
     LeaderElection leaderElection();
-
-    interface Rfc2136 {
-        Optional<String> host();
-
-        @WithDefault("53")
-        int port();
-
-        Optional<List<String>> zones();
-
-        Optional<String> tsigKeyName();
-
-        Optional<String> tsigSecret();
-
-        @WithDefault("hmac-sha256")
-        String tsigAlgorithm();
-
-        @WithDefault("10s")
-        Duration timeout();
-    }
-
-    /** The built-in provider: RFC 2136 to every dns-service replica (zones and TSIG from rfc2136.*). */
-    interface Builtin {
-        /** host:port of each dns-service replica; each is read and reconciled independently. */
-        Optional<List<String>> targets();
-    }
 
     interface LeaderElection {
         @WithDefault("true")

@@ -2,17 +2,17 @@ package io.meshdns.exposure.config;
 
 import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.plan.Policy;
-import io.meshdns.exposure.provider.rfc2136.Rfc2136Provider;
-import io.meshdns.exposure.provider.rfc2136.TsigKeys;
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderContext;
+import io.meshdns.exposure.provider.ProviderFactory;
+import io.meshdns.exposure.provider.Providers;
 import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.source.SourceSettings;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import org.xbill.DNS.TSIG;
 
 /**
  * {@link ExposureConfig} checked and turned into the values the pure parts need. Every failure names
@@ -20,9 +20,10 @@ import org.xbill.DNS.TSIG;
  */
 public record ExposureSettings(String ownerId, Policy policy, DomainFilter filter, boolean dryRun,
                                SourceSettings sources, Set<String> enabledSources, TxtNameMapper txtNames,
-                               List<Rfc2136Provider.Settings> targets) {
+                               List<Provider> providers, Set<String> adoptOwners) {
 
-    public static ExposureSettings from(ExposureConfig c) {
+    /** @param factories every registered provider kind; the one {@code meshdns.exposure.provider} names builds the targets */
+    public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories) {
         String owner = c.ownerId().trim();
         if (owner.isEmpty() || owner.contains(",") || owner.contains("=")) {
             throw new IllegalArgumentException("meshdns.exposure.owner-id: must be non-empty and free of ',' and '='");
@@ -33,9 +34,6 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
                 regex("meshdns.exposure.regex-domain-exclusion", c.regexDomainExclusion()));
         if (c.interval().isNegative() || c.interval().isZero()) {
             throw new IllegalArgumentException("meshdns.exposure.interval: must be positive");
-        }
-        if (c.defaultTtl() < 1) {
-            throw new IllegalArgumentException("meshdns.exposure.default-ttl: must be at least 1");
         }
         Set<String> sources = Set.copyOf(c.sources());
         for (String s : sources) {
@@ -49,59 +47,26 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
             }
         });
 
-        var r = c.rfc2136();
-        List<String> zones = r.zones().orElse(List.of());
-        if (zones.isEmpty()) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.zones: at least one zone is required");
-        }
-        Optional<TSIG> tsig = Optional.empty();
-        if (r.tsigKeyName().isPresent() != r.tsigSecret().isPresent()) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.tsig-key-name and meshdns.exposure.rfc2136.tsig-secret: set both or neither");
-        }
-        if (r.tsigKeyName().isPresent()) {
-            tsig = Optional.of(TsigKeys.create(r.tsigKeyName().get(), r.tsigSecret().get(), r.tsigAlgorithm()));
-        }
-        var targets = new ArrayList<Rfc2136Provider.Settings>();
-        switch (c.provider().trim()) {
-            case "rfc2136" -> {
-                String host = r.host().filter(h -> !h.isBlank()).orElseThrow(() ->
-                        new IllegalArgumentException("meshdns.exposure.rfc2136.host: required with meshdns.exposure.provider=rfc2136"));
-                targets.add(new Rfc2136Provider.Settings(host, port("meshdns.exposure.rfc2136.port", r.port()), zones, tsig, r.timeout(), c.defaultTtl()));
+        c.defaultTtl().ifPresent(t -> {
+            if (t < 0 || t > io.meshdns.exposure.endpoint.Endpoint.MAX_TTL) {
+                throw new IllegalArgumentException("meshdns.exposure.default-ttl: " + t + " out of range 0.." + io.meshdns.exposure.endpoint.Endpoint.MAX_TTL);
             }
-            case "builtin" -> {
-                List<String> list = c.builtin().targets().orElse(List.of());
-                if (list.isEmpty()) {
-                    throw new IllegalArgumentException("meshdns.exposure.builtin.targets: at least one host:port is required with meshdns.exposure.provider=builtin");
-                }
-                if (tsig.isEmpty()) {
-                    throw new IllegalArgumentException("meshdns.exposure.rfc2136.tsig-key-name: the builtin provider requires TSIG (dns-service refuses unsigned UPDATEs)");
-                }
-                for (String t : list) {
-                    int colon = t.lastIndexOf(':');
-                    if (colon <= 0) {
-                        throw new IllegalArgumentException("meshdns.exposure.builtin.targets: '" + t + "' is not host:port");
-                    }
-                    int port;
-                    try {
-                        port = Integer.parseInt(t.substring(colon + 1));
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("meshdns.exposure.builtin.targets: '" + t + "' has no numeric port");
-                    }
-                    String host = t.substring(0, colon).replace("[", "").replace("]", "");
-                    targets.add(new Rfc2136Provider.Settings(host, port("meshdns.exposure.builtin.targets", port), zones, tsig, r.timeout(), c.defaultTtl()));
-                }
+        });
+        var adopt = new java.util.TreeSet<String>();
+        for (String o : c.adoptOwners().orElse(List.of())) {
+            String t = o.trim();
+            if (t.isEmpty()) continue;
+            if (t.equals(owner) || t.contains(",") || t.contains("=")) {
+                throw new IllegalArgumentException("meshdns.exposure.adopt-owners: '" + t + "' must be another owner id (free of ',' and '=')");
             }
-            default -> throw new IllegalArgumentException("meshdns.exposure.provider: '" + c.provider() + "' is not rfc2136 or builtin");
+            adopt.add(t);
         }
+        var context = new ProviderContext(owner, filter, c.dryRun(), c.defaultTtl());
+        List<Provider> providers = Providers.create(factories, c.provider(), context);
         return new ExposureSettings(owner, policy, filter, c.dryRun(),
                 new SourceSettings(c.defaultDomain().map(d -> d.endsWith(".") ? d.substring(0, d.length() - 1) : d),
                         c.publishClusterIp(), c.fqdnTemplate()),
-                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(targets));
-    }
-
-    private static int port(String key, int port) {
-        if (port < 1 || port > 65535) throw new IllegalArgumentException(key + ": port " + port + " out of range 1..65535");
-        return port;
+                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt));
     }
 
     private static Optional<Pattern> regex(String key, Optional<String> value) {

@@ -23,21 +23,30 @@ import java.util.TreeSet;
  *     (ExternalDNS semantics), the provider writes its default.
  */
 public record Endpoint(String dnsName, String recordType, List<String> targets, long ttl,
-                       Map<String, String> labels, String setIdentifier) {
+                       Map<String, String> labels, String setIdentifier, Map<String, String> providerSpecific) {
 
     public static final String OWNER_LABEL = "owner";
     public static final String RESOURCE_LABEL = "resource";
     /** Set by the registry on a current endpoint that is one owner's share of a multi-owner RRset. */
     public static final String SHARED_LABEL = "meshdns/shared";
 
+    /** Largest TTL RFC 2181 section 8 allows; larger values are refused instead of wrapping. */
+    public static final long MAX_TTL = Integer.MAX_VALUE;
+
+    public Endpoint(String dnsName, String recordType, List<String> targets, long ttl,
+                    Map<String, String> labels, String setIdentifier) {
+        this(dnsName, recordType, targets, ttl, labels, setIdentifier, Map.of());
+    }
+
     public Endpoint {
         dnsName = normalizeName(dnsName);
+        providerSpecific = Collections.unmodifiableMap(new TreeMap<>(providerSpecific == null ? Map.of() : providerSpecific));
         recordType = recordType.toUpperCase(Locale.ROOT);
         targets = normalizeTargets(recordType, targets);
         labels = Collections.unmodifiableMap(new TreeMap<>(labels == null ? Map.of() : labels));
         setIdentifier = setIdentifier == null ? "" : setIdentifier;
-        if (ttl < 0) {
-            throw new IllegalArgumentException("negative TTL for " + dnsName);
+        if (ttl < 0 || ttl > MAX_TTL) {
+            throw new IllegalArgumentException("TTL " + ttl + " of " + dnsName + " out of range 0.." + MAX_TTL);
         }
     }
 
@@ -64,26 +73,36 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
     public Endpoint withLabel(String key, String value) {
         var copy = new TreeMap<>(labels);
         copy.put(key, value);
-        return new Endpoint(dnsName, recordType, targets, ttl, copy, setIdentifier);
+        return new Endpoint(dnsName, recordType, targets, ttl, copy, setIdentifier, providerSpecific);
     }
 
     public Endpoint withLabels(Map<String, String> newLabels) {
-        return new Endpoint(dnsName, recordType, targets, ttl, newLabels, setIdentifier);
+        return new Endpoint(dnsName, recordType, targets, ttl, newLabels, setIdentifier, providerSpecific);
     }
 
     public Endpoint withTargets(Collection<String> newTargets) {
-        return new Endpoint(dnsName, recordType, List.copyOf(newTargets), ttl, labels, setIdentifier);
+        return new Endpoint(dnsName, recordType, List.copyOf(newTargets), ttl, labels, setIdentifier, providerSpecific);
     }
 
     public Endpoint withTtl(long newTtl) {
-        return new Endpoint(dnsName, recordType, targets, newTtl, labels, setIdentifier);
+        return new Endpoint(dnsName, recordType, targets, newTtl, labels, setIdentifier, providerSpecific);
+    }
+
+    public Endpoint withProviderSpecific(Map<String, String> properties) {
+        return new Endpoint(dnsName, recordType, targets, ttl, labels, setIdentifier, properties);
+    }
+
+    /** A provider-specific property (ExternalDNS's providerSpecific list, name → value). */
+    public java.util.Optional<String> property(String name) {
+        return java.util.Optional.ofNullable(providerSpecific.get(name));
     }
 
     @Override
     public String toString() {
         return dnsName + " " + (ttl == 0 ? "" : ttl + " ") + recordType + " " + targets
                 + (setIdentifier.isEmpty() ? "" : " set=" + setIdentifier)
-                + (labels.isEmpty() ? "" : " " + labels);
+                + (labels.isEmpty() ? "" : " " + labels)
+                + (providerSpecific.isEmpty() ? "" : " providerSpecific=" + providerSpecific);
     }
 
     /** The identity of an RRset in the plan: name, type and (for routing policies) set identifier. */

@@ -1,16 +1,40 @@
 package io.meshdns.exposure.provider;
 
 import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.plan.Changes;
+import io.meshdns.exposure.plan.DomainFilter;
 import java.util.List;
+import java.util.Optional;
 
-/** A DNS backend: reads every RRset of the managed zones and applies record operations to them. */
+/**
+ * A DNS backend, as ExternalDNS's {@code provider.Provider}: reads every RRset of the zones it
+ * manages and applies RRset-level {@link Changes} (create, update old → new, delete of whole RRsets).
+ * Ownership is not its business: the registry on top of it decides what may be written.
+ *
+ * <p>TXT targets are plain text in both directions (no zone-file quotes): a provider whose backend
+ * stores quoted text (PowerDNS, ExternalDNS's webhook and CoreDNS formats) adds and strips them.
+ */
 public interface Provider {
 
     /** Every RRset in the managed zones (TXT included, one target per TXT record); no ownership logic. */
     List<Endpoint> records() throws ProviderException;
 
-    /** Applies the operations; an exception means some may not have been applied (the next reconcile repairs). */
-    void apply(List<RecordOp> ops) throws ProviderException;
+    /**
+     * Applies the changes. A {@link ProviderException#rejected() rejected} exception means the backend
+     * refused this data (the caller may split the batch to find the culprit); any other exception
+     * means the backend could not be reached, and some changes may or may not have been applied.
+     */
+    void apply(Changes changes) throws ProviderException;
+
+    /** ExternalDNS's AdjustEndpoints: the provider may rewrite or drop desired endpoints it cannot hold. */
+    default List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException {
+        return desired;
+    }
+
+    /** The names this backend serves, when it says so itself (the webhook's negotiation); empty = no limit. */
+    default Optional<DomainFilter> domainFilter() {
+        return Optional.empty();
+    }
 
     /** Short name for logs and metrics, e.g. "rfc2136 127.0.0.1:5300". */
     String describe();

@@ -4,6 +4,8 @@ import io.meshdns.exposure.endpoint.Endpoint;
 import io.meshdns.exposure.plan.Changes;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.exposure.provider.RRsetFolding;
+import io.meshdns.exposure.provider.RecordLevelProvider;
 import io.meshdns.exposure.provider.RecordOp;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -38,11 +40,28 @@ import java.util.TreeSet;
  * owners never erase each other; a record another owner also claims is never deleted. Our claim is
  * always replaced record by record (delete our old TXT string, add the new one), never as an RRset.
  * Data TXT RRsets are also written record by record, because legacy claims may share their name.
+ * A provider that only replaces whole RRsets gets these operations folded into RRset changes
+ * ({@link RRsetFolding}) against what it last returned.
+ *
+ * <h2>The claim we write</h2>
+ * Exactly ExternalDNS's: {@code heritage=external-dns,external-dns/owner=..,external-dns/resource=..}
+ * (plus any other labels an existing claim of ours carries, kept as found), so a zone taken over
+ * from ExternalDNS is left byte for byte as it is until a data record really changes. The share
+ * form ({@code external-dns/targets=..}) is written only when the RRset really is shared: another
+ * owner claims it, our claim there is already a share, or the desired endpoint asks for sharing
+ * ({@link #SHARED_PROPERTY}).
  */
 public final class TxtRegistry {
 
     /** Types that several owners may share: each RR stands alone. CNAME is a singleton, TXT is free text. */
     public static final Set<String> SHAREABLE = Set.of("A", "AAAA", "SRV", "MX", "NS", "PTR");
+
+    /**
+     * Provider-specific property (DNSEndpoint {@code providerSpecific}, annotation {@code meshdns.io/shared})
+     * declaring that several owners publish into this RRset: our claim is then written as a share
+     * from the start, so the other owners can join.
+     */
+    public static final String SHARED_PROPERTY = "meshdns.io/shared";
 
     private final Provider provider;
     private final String ownerId;
@@ -50,6 +69,14 @@ public final class TxtRegistry {
     private final long claimTtl;
 
     public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl) {
+        this(provider, ownerId, mapper, claimTtl, Set.of());
+    }
+
+    /**
+     * @param adoptOwners meshdns.exposure.adopt-owners: old owner ids whose claims are replaced by ours
+     *     when we write an RRset the plan gave us (the reconciler decides which: only desired ones)
+     */
+    public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl, Set<String> adoptOwners) {
         if (ownerId == null || ownerId.isBlank() || ownerId.contains(",") || ownerId.contains("=")) {
             throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
         }
@@ -57,6 +84,34 @@ public final class TxtRegistry {
         this.ownerId = ownerId;
         this.mapper = mapper;
         this.claimTtl = claimTtl;
+        this.adoptOwners = Set.copyOf(adoptOwners);
+    }
+
+    private final Set<String> adoptOwners;
+
+    public Set<String> adoptOwners() {
+        return adoptOwners;
+    }
+
+    /** Our claim, or an adopted old owner's claim on an RRset we write. */
+    private boolean mine(OwnershipClaim c) {
+        return c.owner().equals(ownerId) || adoptOwners.contains(c.owner());
+    }
+
+    /**
+     * Pure: the claim-only operations that move an adopted RRset (a desired RRset whose claim names an
+     * old owner, data unchanged) to our owner id; the data records are not touched.
+     */
+    public Unit adoption(View view, Endpoint adopted) {
+        var ops = new ArrayList<RecordOp>();
+        RRsetState state = state(view, adopted);
+        String typed = mapper.typedName(adopted.dnsName(), adopted.recordType());
+        var old = ourClaimTexts(state, true);
+        String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
+        var stale = old.stream().filter(t -> !t.equals(claim)).toList();
+        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
+        if (!old.contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        return new Unit("ADOPT", adopted, ops);
     }
 
     public String ownerId() {
@@ -69,7 +124,7 @@ public final class TxtRegistry {
 
     /** What the registry learnt from one read of the zones. */
     public record View(List<Endpoint> current, Map<Endpoint.Key, RRsetState> states, List<RecordOp> upgrades,
-                       Map<String, List<String>> txtByName) {
+                       Map<String, List<String>> txtByName, List<Endpoint> raw) {
     }
 
     /** One data RRset with its claims (the text as found, so it can be deleted exactly). */
@@ -85,8 +140,20 @@ public final class TxtRegistry {
         return view(provider.records());
     }
 
+    /** Applies operations computed against {@code view}: record by record where the provider can, else folded into RRset changes. */
+    public void apply(View view, List<RecordOp> ops) throws ProviderException {
+        if (ops.isEmpty()) return;
+        if (provider instanceof RecordLevelProvider records) {
+            records.applyRecordOps(ops);
+        } else {
+            var changes = RRsetFolding.fold(view.raw(), ops);
+            if (!changes.isEmpty()) provider.apply(changes);
+        }
+    }
+
+    /** Applies operations against the zone as it is now (reads it first when the provider needs whole RRsets). */
     public void apply(List<RecordOp> ops) throws ProviderException {
-        if (!ops.isEmpty()) provider.apply(ops);
+        apply(provider instanceof RecordLevelProvider ? view(List.of()) : records(), ops);
     }
 
     /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */
@@ -119,7 +186,7 @@ public final class TxtRegistry {
                 });
             }
         }
-        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName);
+        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName, List.copyOf(raw));
     }
 
     private List<Endpoint> owned(Endpoint data, RRsetState state) {
@@ -167,20 +234,49 @@ public final class TxtRegistry {
         return m;
     }
 
+    /**
+     * The operations of one planned change (one data RRset with its claim), kept together so that a
+     * batch the provider refuses can be split down to the change that caused it.
+     *
+     * @param change the planned endpoint (for an ownership upgrade: the claimed RRset)
+     */
+    public record Unit(String action, Endpoint change, List<RecordOp> ops) {
+    }
+
     /** Pure: the plan's changes → provider operations, given what {@link #view} saw. */
     public List<RecordOp> operations(View view, Changes changes) {
         var ops = new ArrayList<RecordOp>();
-        for (Endpoint e : changes.create()) write(view, null, e, ops);
-        for (int i = 0; i < changes.updateNew().size(); i++) write(view, changes.updateOld().get(i), changes.updateNew().get(i), ops);
-        for (Endpoint e : changes.delete()) delete(view, e, ops);
+        units(view, changes).forEach(u -> ops.addAll(u.ops()));
         return ops;
+    }
+
+    /** Pure: the ownership upgrades of the view, then the plan's changes, one unit per RRset. */
+    public List<Unit> units(View view, Changes changes) {
+        var units = new ArrayList<Unit>();
+        for (RecordOp up : view.upgrades()) units.add(new Unit("UPGRADE", up.endpoint(), List.of(up)));
+        for (Endpoint e : changes.create()) {
+            var ops = new ArrayList<RecordOp>();
+            write(view, null, e, ops);
+            units.add(new Unit("CREATE", e, ops));
+        }
+        for (int i = 0; i < changes.updateNew().size(); i++) {
+            var ops = new ArrayList<RecordOp>();
+            write(view, changes.updateOld().get(i), changes.updateNew().get(i), ops);
+            units.add(new Unit("UPDATE", changes.updateNew().get(i), ops));
+        }
+        for (Endpoint e : changes.delete()) {
+            var ops = new ArrayList<RecordOp>();
+            delete(view, e, ops);
+            units.add(new Unit("DELETE", e, ops));
+        }
+        return units;
     }
 
     private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
         RRsetState state = state(view, wanted);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !c.owner().equals(ownerId));
+                .anyMatch(c -> !mine(c));
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
@@ -191,9 +287,14 @@ public final class TxtRegistry {
         } else {
             ops.add(new RecordOp.ReplaceRRset(data));
         }
-        Optional<List<String>> claimed = SHAREABLE.contains(wanted.recordType())
-                ? Optional.of(wanted.targets()) : Optional.empty();
-        String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, new TreeMap<>()).serialize();
+        Optional<OwnershipClaim> ourClaim = state == null ? Optional.empty() : state.typedClaims().values().stream()
+                .filter(c -> mine(c)).findFirst();
+        boolean share = SHAREABLE.contains(wanted.recordType()) && (othersPresent
+                || ourClaim.map(OwnershipClaim::shared).orElse(false)
+                || "true".equals(wanted.providerSpecific().get(SHARED_PROPERTY)));
+        Optional<List<String>> claimed = share ? Optional.of(wanted.targets()) : Optional.empty();
+        var keptLabels = ourClaim.map(c -> new TreeMap<>(c.otherLabels())).orElseGet(TreeMap::new);
+        String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels).serialize();
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
@@ -204,7 +305,7 @@ public final class TxtRegistry {
         RRsetState state = state(view, ours);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !c.owner().equals(ownerId));
+                .anyMatch(c -> !mine(c));
         Endpoint data = ours.withLabels(Map.of());
         if (ours.recordType().equals("TXT") || othersPresent) {
             var remove = ours.targets().stream().filter(t -> !othersTargets.contains(t)).toList();
@@ -218,7 +319,7 @@ public final class TxtRegistry {
             // the legacy claim covers every type at the name: remove it only with the last of our RRsets there
             var legacy = ourClaimTexts(state, false);
             boolean lastAtName = view.states().values().stream().noneMatch(s -> s != state
-                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> c.owner().equals(ownerId)));
+                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> mine(c)));
             if (!legacy.isEmpty() && lastAtName) ops.add(new RecordOp.DeleteRecords(txt(state.legacyName(), legacy.toArray(String[]::new))));
         }
     }
@@ -237,7 +338,7 @@ public final class TxtRegistry {
         var s = new TreeSet<String>();
         if (state == null) return s;
         for (OwnershipClaim c : state.effectiveClaims().values()) {
-            if (!c.owner().equals(ownerId)) s.addAll(c.targets().orElse(state.data().targets()));
+            if (!mine(c)) s.addAll(c.targets().orElse(state.data().targets()));
         }
         return s;
     }
@@ -247,7 +348,7 @@ public final class TxtRegistry {
         var claims = typed ? state.typedClaims() : state.legacyClaims();
         var out = new LinkedHashSet<String>();
         claims.forEach((text, c) -> {
-            if (c.owner().equals(ownerId)) out.add(text);
+            if (mine(c)) out.add(text);
         });
         return List.copyOf(out);
     }

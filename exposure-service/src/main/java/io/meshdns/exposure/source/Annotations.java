@@ -10,8 +10,11 @@ import java.util.Optional;
 
 /**
  * The annotations we read. ExternalDNS's under both prefixes ({@code external-dns.kubernetes.io/}
- * and the older {@code external-dns.alpha.kubernetes.io/}, the newer winning when both are set),
- * and meshdns's own {@code meshdns.io/expose} and {@code meshdns.io/srv-port}.
+ * and the older {@code external-dns.alpha.kubernetes.io/}), decided per annotation: when an object
+ * carries both forms of one annotation the {@code external-dns.kubernetes.io/} value is used and
+ * the alpha one ignored (ExternalDNS from v0.22 reads only the new prefix, so with both present the
+ * two agree; an object with only the alpha form is still published by meshdns, not by ExternalDNS
+ * v0.22). meshdns's own: {@code meshdns.io/expose}, {@code meshdns.io/srv-port}, {@code meshdns.io/shared}.
  */
 public final class Annotations {
 
@@ -21,8 +24,17 @@ public final class Annotations {
     public static final String TTL = "ttl";
     public static final String TARGET = "target";
     public static final String INTERNAL_HOSTNAME = "internal-hostname";
+    public static final String CONTROLLER = "controller";
+    /** The only controller value ExternalDNS (and we) act on; any other value means "not for us". */
+    public static final String CONTROLLER_VALUE = "dns-controller";
+    public static final String ACCESS = "access";
+    public static final String ENDPOINTS_TYPE = "endpoints-type";
+    public static final String INGRESS_HOSTNAME_SOURCE = "ingress-hostname-source";
+    public static final String RECORD_TYPE = "record-type";
     public static final String EXPOSE = "meshdns.io/expose";
     public static final String SRV_PORT = "meshdns.io/srv-port";
+    /** Several owners publish into this object's RRsets: claims are written as shares (see the registry). */
+    public static final String SHARED = "meshdns.io/shared";
 
     private Annotations() {
     }
@@ -43,6 +55,11 @@ public final class Annotations {
             }
         });
         return out;
+    }
+
+    /** ExternalDNS's controller filter: an object whose controller annotation names another controller is skipped. */
+    public static boolean forOtherController(Map<String, String> annotations) {
+        return get(annotations, CONTROLLER).map(v -> !v.trim().equals(CONTROLLER_VALUE)).orElse(false);
     }
 
     public static boolean expose(Map<String, String> annotations) {

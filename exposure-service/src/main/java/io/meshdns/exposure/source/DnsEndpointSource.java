@@ -10,7 +10,8 @@ import java.util.TreeMap;
 /**
  * DNSEndpoint (externaldns.k8s.io/v1alpha1, ExternalDNS's CRD schema) → endpoints:
  * spec.endpoints[].{dnsName, recordType, targets, recordTTL, labels, setIdentifier}
- * (providerSpecific is accepted and ignored: RFC 2136 has no provider-specific properties).
+ * and providerSpecific ({@code [{name, value}]}, carried through to the provider: the webhook passes
+ * it on, {@code meshdns.io/shared} declares a multi-owner RRset).
  * A bad entry is reported and skipped; the other entries are still published.
  */
 public final class DnsEndpointSource {
@@ -49,8 +50,16 @@ public final class DnsEndpointSource {
                 labels.remove(Endpoint.OWNER_LABEL);
                 labels.put(Endpoint.RESOURCE_LABEL, resource);
                 String setId = entry.get("setIdentifier") == null ? "" : entry.get("setIdentifier").toString();
+                var providerSpecific = new TreeMap<String, String>();
+                if (entry.get("providerSpecific") instanceof List<?> ps) {
+                    for (Object p : ps) {
+                        if (p instanceof Map<?, ?> pm && pm.get("name") != null) {
+                            providerSpecific.put(String.valueOf(pm.get("name")), pm.get("value") == null ? "" : String.valueOf(pm.get("value")));
+                        }
+                    }
+                }
                 Endpoint.normalizeTarget("CNAME", dnsName); // validates the name
-                out.endpoints().add(new Endpoint(dnsName, type, targets, ttl, labels, setId));
+                out.endpoints().add(new Endpoint(dnsName, type, targets, ttl, labels, setId, providerSpecific));
             } catch (IllegalArgumentException e) {
                 out.problem(res, KIND, Problem.INVALID_ENDPOINT, where + ": " + e.getMessage());
             }

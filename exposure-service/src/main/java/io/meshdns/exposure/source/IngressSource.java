@@ -19,8 +19,12 @@ public final class IngressSource {
         var meta = ing.getMetadata();
         Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
         String resource = SourceNames.resourceKey("Ingress", meta.getNamespace(), meta.getName());
+        if (Annotations.forOtherController(ann)) return;
+        int first = out.endpoints().size();
+        // ingress-hostname-source: defined-hosts-only (rules and TLS hosts) or annotation-only (the hostname annotation)
+        String hostSource = Annotations.get(ann, Annotations.INGRESS_HOSTNAME_SOURCE).orElse("").trim();
         var hosts = new LinkedHashSet<String>();
-        if (ing.getSpec() != null) {
+        if (ing.getSpec() != null && !hostSource.equalsIgnoreCase("annotation-only")) {
             if (ing.getSpec().getRules() != null) {
                 ing.getSpec().getRules().forEach(r -> {
                     if (r.getHost() != null && !r.getHost().isBlank()) hosts.add(r.getHost());
@@ -32,7 +36,7 @@ public final class IngressSource {
                 });
             }
         }
-        hosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
+        if (!hostSource.equalsIgnoreCase("defined-hosts-only")) hosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
         if (hosts.isEmpty()) return;
         long ttl = ServiceSource.ttlOf(ing, "Ingress", ann, out);
         var targets = new ArrayList<String>();
@@ -60,5 +64,6 @@ public final class IngressSource {
                 out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "host '" + h + "': " + e.getMessage());
             }
         }
+        out.finishObject(first, ann, ttl);
     }
 }

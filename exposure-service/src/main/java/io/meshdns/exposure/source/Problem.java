@@ -10,6 +10,34 @@ public record Problem(String kind, String apiVersion, String namespace, String n
 
     public static final String INVALID_ANNOTATION = "InvalidAnnotation";
     public static final String INVALID_ENDPOINT = "InvalidEndpoint";
+    /** The provider refused a record of this object (or it cannot be sent); everything else was published. */
+    public static final String INVALID = "Invalid";
+    /** A record of this object was not written: someone else owns the name, or it would take another record's ownership TXT name. */
+    public static final String CONFLICT = "Conflict";
+    /** Normal Event: this object's records are in DNS as wanted. */
+    public static final String PUBLISHED = "Published";
+
+    /** Normal (informational) rather than Warning. */
+    public boolean normal() {
+        return PUBLISHED.equals(reason);
+    }
+
+    /**
+     * A problem about the object a registry resource key names ({@code service/ns/name},
+     * {@code ingress/ns/name}, {@code crd/ns/name}); empty for a key that names no object.
+     */
+    public static java.util.Optional<Problem> about(String resourceKey, String reason, String message) {
+        String[] p = resourceKey.split("/", 3);
+        if (p.length != 3 || p[1].isEmpty() || p[2].isEmpty()) return java.util.Optional.empty();
+        String[] kind = switch (p[0]) {
+            case "service" -> new String[] {"Service", "v1"};
+            case "ingress" -> new String[] {"Ingress", "networking.k8s.io/v1"};
+            case "crd" -> new String[] {"DNSEndpoint", "externaldns.k8s.io/v1alpha1"};
+            default -> null;
+        };
+        if (kind == null) return java.util.Optional.empty();
+        return java.util.Optional.of(new Problem(kind[0], kind[1], p[1], p[2], null, reason, message));
+    }
 
     public String resourceKey() {
         return SourceNames.resourceKey(kind, namespace, name);

@@ -47,6 +47,8 @@ public final class ServiceSource {
         String name = meta.getName();
         String resource = SourceNames.resourceKey("Service", ns, name);
 
+        if (Annotations.forOtherController(ann)) return;
+        int first = out.endpoints().size();
         var hostnames = new LinkedHashSet<String>(Annotations.list(ann, Annotations.HOSTNAME));
         List<String> internal = Annotations.list(ann, Annotations.INTERNAL_HOSTNAME);
         boolean expose = Annotations.expose(ann);
@@ -78,9 +80,10 @@ public final class ServiceSource {
         boolean headless = "None".equals(svc.getSpec().getClusterIP());
         List<String> targets = switch (type) {
             case "LoadBalancer" -> loadBalancerTargets(svc);
-            case "NodePort" -> nodeTargets(nodes);
+            case "NodePort" -> nodeTargets(nodes, Annotations.get(ann, Annotations.ACCESS).orElse(""));
             case "ExternalName" -> Optional.ofNullable(svc.getSpec().getExternalName()).map(List::of).orElse(List.of());
-            default -> headless ? readyAddresses(slices) : (settings.publishClusterIp() ? clusterIps(svc) : List.of());
+            default -> headless ? headlessTargets(slices, nodes, Annotations.get(ann, Annotations.ENDPOINTS_TYPE).orElse(""))
+                    : (settings.publishClusterIp() ? clusterIps(svc) : List.of());
         };
         List<String> override = Annotations.list(ann, Annotations.TARGET);
         if (!override.isEmpty()) {
@@ -98,9 +101,11 @@ public final class ServiceSource {
         for (String h : validHosts) {
             out.addTargets(h, targets, ttl, resource);
         }
+        // as ExternalDNS: the target annotation replaces the targets of internal-hostname names too
+        List<String> internalTargets = override.isEmpty() ? clusterIps(svc) : targets;
         for (String h : internal) {
             try {
-                out.addTargets(Endpoint.normalizeTarget("CNAME", h), clusterIps(svc), ttl, resource);
+                out.addTargets(Endpoint.normalizeTarget("CNAME", h), internalTargets, ttl, resource);
             } catch (IllegalArgumentException e) {
                 out.problem(svc, "Service", Problem.INVALID_ANNOTATION, "internal-hostname '" + h + "': " + e.getMessage());
             }
@@ -129,6 +134,7 @@ public final class ServiceSource {
                 }
             }
         }
+        out.finishObject(first, ann, ttl);
     }
 
     private static long ttl(io.fabric8.kubernetes.api.model.HasMetadata obj, String kind, Map<String, String> ann, SourceOutput out) {
@@ -175,15 +181,45 @@ public final class ServiceSource {
         return loadBalancerTargets(svc.getStatus().getLoadBalancer().getIngress());
     }
 
-    private static List<String> nodeTargets(List<Node> nodes) {
+    /** access=public: ExternalIPs only; access=private: InternalIPs only; unset: ExternalIPs, InternalIPs where a node has none. */
+    private static List<String> nodeTargets(List<Node> nodes, String access) {
         var out = new ArrayList<String>();
         for (Node n : nodes) {
-            if (n.getStatus() == null || n.getStatus().getAddresses() == null) continue;
-            var ext = n.getStatus().getAddresses().stream().filter(a -> "ExternalIP".equals(a.getType())).map(NodeAddress::getAddress).toList();
-            var in = n.getStatus().getAddresses().stream().filter(a -> "InternalIP".equals(a.getType())).map(NodeAddress::getAddress).toList();
-            out.addAll(ext.isEmpty() ? in : ext);
+            var ext = addresses(n, "ExternalIP");
+            var in = addresses(n, "InternalIP");
+            switch (access.trim().toLowerCase(Locale.ROOT)) {
+                case "public" -> out.addAll(ext);
+                case "private" -> out.addAll(in);
+                default -> out.addAll(ext.isEmpty() ? in : ext);
+            }
         }
         return out;
+    }
+
+    private static List<String> addresses(Node n, String type) {
+        if (n.getStatus() == null || n.getStatus().getAddresses() == null) return List.of();
+        return n.getStatus().getAddresses().stream().filter(a -> type.equals(a.getType())).map(NodeAddress::getAddress).toList();
+    }
+
+    /**
+     * endpoints-type=NodeExternalIP: the ExternalIPs of the nodes the ready endpoints run on;
+     * HostIP: those nodes' InternalIPs (a pod's hostIP is its node's InternalIP); unset: the endpoint addresses.
+     */
+    private static List<String> headlessTargets(List<EndpointSlice> slices, List<Node> nodes, String endpointsType) {
+        String t = endpointsType.trim();
+        if (!t.equalsIgnoreCase("NodeExternalIP") && !t.equalsIgnoreCase("HostIP")) return readyAddresses(slices);
+        var byName = new java.util.HashMap<String, Node>();
+        nodes.forEach(n -> byName.put(n.getMetadata().getName(), n));
+        var out = new LinkedHashSet<String>();
+        for (EndpointSlice s : slices) {
+            if (s.getEndpoints() == null) continue;
+            for (var e : s.getEndpoints()) {
+                boolean ready = e.getConditions() == null || e.getConditions().getReady() == null || e.getConditions().getReady();
+                Node node = e.getNodeName() == null ? null : byName.get(e.getNodeName());
+                if (ready && node != null) out.addAll(addresses(node, t.equalsIgnoreCase("HostIP") ? "InternalIP" : "ExternalIP"));
+            }
+        }
+        return List.copyOf(out);
     }
 
     private static List<String> clusterIps(Service svc) {

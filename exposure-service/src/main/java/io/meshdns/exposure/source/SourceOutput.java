@@ -51,6 +51,55 @@ public final class SourceOutput {
         }
     }
 
+    /**
+     * What an object's annotations add to the endpoints it produced (those from index {@code first}):
+     * {@code meshdns.io/shared} marks them shared, and ExternalDNS's {@code record-type: ptr} adds a
+     * PTR record at the reverse name of every A/AAAA target, pointing at the names that hold it.
+     */
+    public void finishObject(int first, Map<String, String> annotations, long ttl) {
+        boolean shared = "true".equalsIgnoreCase(String.valueOf(annotations.get(Annotations.SHARED)).trim());
+        boolean ptr = Annotations.get(annotations, Annotations.RECORD_TYPE).map(v -> v.trim().equalsIgnoreCase("ptr")).orElse(false);
+        var produced = new ArrayList<>(endpoints.subList(first, endpoints.size()));
+        if (shared) {
+            for (int i = first; i < endpoints.size(); i++) {
+                Endpoint e = endpoints.get(i);
+                var ps = new java.util.TreeMap<>(e.providerSpecific());
+                ps.put(Annotations.SHARED, "true");
+                endpoints.set(i, e.withProviderSpecific(ps));
+            }
+        }
+        if (ptr) {
+            var names = new java.util.TreeMap<String, TreeSet<String>>();
+            String resource = "";
+            for (Endpoint e : produced) {
+                if (!e.recordType().equals("A") && !e.recordType().equals("AAAA")) continue;
+                resource = e.resource();
+                for (String ip : e.targets()) names.computeIfAbsent(reverseName(ip), k -> new TreeSet<>()).add(e.dnsName());
+            }
+            for (var r : names.entrySet()) {
+                endpoints.add(new Endpoint(r.getKey(), "PTR", List.copyOf(r.getValue()), ttl, Map.of(Endpoint.RESOURCE_LABEL, resource), ""));
+            }
+        }
+    }
+
+    /** in-addr.arpa / ip6.arpa name of an address literal (canonical form assumed). */
+    static String reverseName(String ip) {
+        try {
+            byte[] b = java.net.InetAddress.getByName(ip).getAddress();
+            var sb = new StringBuilder();
+            if (b.length == 4) {
+                for (int i = 3; i >= 0; i--) sb.append(b[i] & 0xff).append('.');
+                return sb.append("in-addr.arpa").toString();
+            }
+            for (int i = b.length - 1; i >= 0; i--) {
+                sb.append(Character.forDigit(b[i] & 0xf, 16)).append('.').append(Character.forDigit((b[i] >> 4) & 0xf, 16)).append('.');
+            }
+            return sb.append("ip6.arpa").toString();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalArgumentException("not an address: " + ip, e);
+        }
+    }
+
     public Desired toDesired() {
         Set<String> errored = new TreeSet<>();
         problems.forEach(p -> errored.add(p.resourceKey()));

@@ -1,17 +1,12 @@
 package io.meshdns.exposure.sync;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
-import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
-import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.meshdns.exposure.config.ExposureConfig;
 import io.meshdns.exposure.config.ExposureSettings;
+import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
-import io.meshdns.exposure.provider.rfc2136.Rfc2136Provider;
+import io.meshdns.exposure.provider.ProviderFactory;
+import io.quarkus.arc.All;
 import io.meshdns.exposure.registry.TxtRegistry;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.SourceOutput;
@@ -23,23 +18,17 @@ import jakarta.enterprise.event.Observes;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The sync loop: Kubernetes events (debounced) and a periodic timer trigger a pass; a pass
- * translates the informer caches once and reconciles every provider target independently. Only the
- * Lease holder writes. A failed target is retried with exponential backoff (1 s doubling, capped at
- * the interval); since each pass re-reads the zone, a half-applied UPDATE is repaired by comparing
- * the data records themselves.
+ * The sync loop, wired from three parts: the {@link LeaderGate} (only the Lease holder writes), the
+ * {@link PassScheduler} (debounced events, the periodic pass, backoff) and the {@link ProblemReporter}
+ * (Events and DNSEndpoint status). A pass translates the informer caches once and reconciles every
+ * provider target independently; since each pass re-reads the zone, a half-applied change is
+ * repaired by comparing the data records themselves.
  */
 @ApplicationScoped
 public class ExposureController {
@@ -52,57 +41,79 @@ public class ExposureController {
 
     private ExposureSettings settings;
     private List<Reconciler> reconcilers = List.of();
-    private KubernetesSources sources;
+    private DesiredSources sources;
     private ExposureMetrics metrics;
-    private ScheduledExecutorService executor;
-    private ScheduledFuture<?> pending;
-    private volatile boolean leader;
-    private CompletableFuture<?> election;
-    private int consecutiveFailures;
-    private final Map<String, String> reportedProblems = new HashMap<>();
-    private final Object triggerLock = new Object();
+    private PassScheduler scheduler;
+    private LeaderGate gate;
+    private ProblemReporter reporter;
+    /** Targets whose provider has answered a read at least once (readiness). */
+    private final Set<String> answered = ConcurrentHashMap.newKeySet();
 
-    public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry) {
+    private final List<ProviderFactory> factories;
+
+    public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
+                              @All List<ProviderFactory> factories) {
         this.config = config;
+        this.factories = List.copyOf(factories);
         this.client = client;
         this.meterRegistry = meterRegistry;
     }
 
     void onStart(@Observes StartupEvent ev) {
-        settings = ExposureSettings.from(config); // fails the start, naming the key
+        // fails the start, naming the key
+        settings = ExposureSettings.from(config, factories);
         var list = new ArrayList<Reconciler>();
-        for (Rfc2136Provider.Settings target : settings.targets()) {
-            var registry = new TxtRegistry(new Rfc2136Provider(target), settings.ownerId(), settings.txtNames(), config.defaultTtl());
-            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun()));
+        for (Provider provider : settings.providers()) {
+            // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
+            var registry = new TxtRegistry(provider, settings.ownerId(), settings.txtNames(), 0, settings.adoptOwners());
+            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames()));
         }
         reconcilers = List.copyOf(list);
         metrics = new ExposureMetrics(meterRegistry);
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "meshdns-exposure-sync");
-            t.setDaemon(true);
-            return t;
-        });
-        sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), this::onKubernetesChange);
-        executor.execute(this::startSources);
-        leader = !config.leaderElection().enabled();
-        if (config.leaderElection().enabled()) startLeaderElection();
-        long interval = config.interval().toMillis();
-        executor.scheduleWithFixedDelay(this::safePass, interval, interval, TimeUnit.MILLISECONDS);
+        boolean cluster = config.manifestDirs().map(List::isEmpty).orElse(true);
+        if (!cluster) {
+            var dirs = new ArrayList<java.nio.file.Path>();
+            for (String d : config.manifestDirs().get()) {
+                var path = java.nio.file.Path.of(d.trim());
+                if (!java.nio.file.Files.isDirectory(path)) {
+                    throw new IllegalArgumentException("meshdns.exposure.manifest-dirs: '" + d + "' is not a directory");
+                }
+                dirs.add(path);
+            }
+            sources = new ManifestSources(dirs, settings.sources(), settings.enabledSources());
+        }
+        if (config.once()) {
+            if (sources == null) sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> { });
+            int status = OncePass.run(sources, reconcilers, settings.dryRun(), System.out);
+            sources.close();
+            LOG.infof("exposure-service: one pass done, exit status %d", status);
+            io.quarkus.runtime.Quarkus.asyncExit(status);
+            return;
+        }
+        reporter = new ProblemReporter(cluster ? client : null);
+        scheduler = new PassScheduler(config.interval(), this::pass);
+        gate = new LeaderGate(client, config.leaderElection(), cluster, scheduler.executor(), () -> scheduler.trigger(Duration.ZERO));
+        if (sources == null) {
+            sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> scheduler.trigger(config.debounce()));
+        }
+        scheduler.execute(this::startSources);
+        gate.start();
+        scheduler.start();
         LOG.infof("exposure-service: owner %s, policy %s, %s%s, targets %s", settings.ownerId(), settings.policy().configName(),
                 settings.dryRun() ? "DRY-RUN, " : "", "interval " + config.interval(),
                 reconcilers.stream().map(Reconciler::target).toList());
     }
 
     void onStop(@Observes ShutdownEvent ev) {
-        if (executor != null) executor.shutdownNow();
-        if (election != null) election.cancel(true);
+        if (gate != null) gate.close();
+        if (scheduler != null) scheduler.close();
         if (sources != null) sources.close();
     }
 
     private void startSources() {
         try {
             sources.start();
-            trigger(Duration.ZERO);
+            scheduler.trigger(Duration.ZERO);
         } catch (RuntimeException e) {
             LOG.errorf("starting informers failed (%s); retrying on the next pass", e.getMessage());
         }
@@ -113,66 +124,43 @@ public class ExposureController {
         return sources != null && sources.started();
     }
 
-    private void startLeaderElection() {
-        var le = config.leaderElection();
-        String ns = le.leaseNamespace().or(() -> java.util.Optional.ofNullable(System.getenv("POD_NAMESPACE"))).orElse("default");
-        String identity = java.util.Optional.ofNullable(System.getenv("HOSTNAME")).orElse("exposure") + "-" + UUID.randomUUID().toString().substring(0, 8);
-        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-                .withName("meshdns-exposure")
-                .withLock(new LeaseLock(ns, le.leaseName(), identity))
-                .withLeaseDuration(le.leaseDuration())
-                .withRenewDeadline(le.renewDeadline())
-                .withRetryPeriod(le.retryPeriod())
-                .withReleaseOnCancel(true)
-                .withLeaderCallbacks(new LeaderCallbacks(
-                        () -> {
-                            LOG.infof("%s leads Lease %s/%s: writing records", identity, ns, le.leaseName());
-                            leader = true;
-                            trigger(Duration.ZERO);
-                        },
-                        () -> {
-                            LOG.infof("%s lost Lease %s/%s: not writing", identity, ns, le.leaseName());
-                            leader = false;
-                        },
-                        newLeader -> LOG.debugf("Lease %s/%s held by %s", ns, le.leaseName(), newLeader)))
-                .build()).build();
-        election = elector.start();
-        // fabric8's elector ends after losing the Lease: stand for election again unless shutting down
-        election.whenComplete((ignored, error) -> {
-            if (executor != null && !executor.isShutdown()) {
-                leader = false;
-                executor.schedule(this::startLeaderElection, le.retryPeriod().toMillis(), TimeUnit.MILLISECONDS);
-            }
-        });
+    /** True once every provider target has answered a read (a pass, or the readiness probe of a non-leader). */
+    public boolean providersAnswered() {
+        return !reconcilers.isEmpty() && reconcilers.stream().allMatch(r -> answered.contains(r.target()));
     }
 
     public boolean isLeader() {
-        return leader;
+        return gate != null && gate.isLeader();
     }
 
-    private void onKubernetesChange() {
-        trigger(config.debounce());
+    /** The sync thread is running and no pass has been stuck for more than ten intervals (liveness). */
+    public boolean syncAlive() {
+        return scheduler != null && scheduler.alive()
+                && scheduler.running().compareTo(config.interval().multipliedBy(10).plusMinutes(5)) < 0;
     }
 
-    /** Schedules a pass after {@code delay} unless one is already due sooner (this is the debounce). */
-    private void trigger(Duration delay) {
-        synchronized (triggerLock) {
-            if (executor == null || executor.isShutdown()) return;
-            if (pending != null && !pending.isDone() && pending.getDelay(TimeUnit.MILLISECONDS) <= delay.toMillis()) return;
-            if (pending != null) pending.cancel(false);
-            pending = executor.schedule(this::safePass, delay.toMillis(), TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private void safePass() {
+    private boolean pass() {
         if (!sources.started()) {
             startSources();
-            return;
+            return true;
         }
-        try {
-            reconcileNow();
-        } catch (RuntimeException e) {
-            LOG.errorf(e, "reconcile pass failed");
+        if (!isLeader()) {
+            probeProviders();
+            return true;
+        }
+        return reconcile().failed() == 0;
+    }
+
+    /** A replica that does not lead still proves it can reach its providers before it says it is ready. */
+    private void probeProviders() {
+        for (Reconciler r : reconcilers) {
+            if (answered.contains(r.target())) continue;
+            try {
+                r.registry().provider().records();
+                answered.add(r.target());
+            } catch (ProviderException | RuntimeException e) {
+                LOG.debugf("[%s] not answering yet: %s", r.target(), e.getMessage());
+            }
         }
     }
 
@@ -180,17 +168,28 @@ public class ExposureController {
      * One full pass over every target, now, on the caller's thread (tests call this directly).
      * Returns one outcome per target that succeeded; nothing when this replica is not the leader.
      */
-    public synchronized List<Reconciler.Outcome> reconcileNow() {
-        if (!leader || !sourcesReady()) return List.of();
+    public List<Reconciler.Outcome> reconcileNow() {
+        return reconcile().outcomes();
+    }
+
+    record PassResult(List<Reconciler.Outcome> outcomes, int failed) {
+    }
+
+    private synchronized PassResult reconcile() {
+        if (!isLeader() || !sourcesReady()) return new PassResult(List.of(), 0);
         SourceOutput output = sources.collect();
-        report(output.problems());
         var desired = output.toDesired();
         var outcomes = new ArrayList<Reconciler.Outcome>();
-        boolean failed = false;
+        var problems = new ArrayList<>(output.problems());
+        var published = new java.util.TreeSet<String>();
+        int failed = 0;
         for (Reconciler r : reconcilers) {
             try {
                 var o = r.reconcile(desired);
+                answered.add(r.target());
                 outcomes.add(o);
+                problems.addAll(o.problems());
+                published.addAll(o.published());
                 metrics.records(o.recordsByType());
                 metrics.ownerMismatches(o.ownerMismatches());
                 if (o.applied()) {
@@ -199,54 +198,18 @@ public class ExposureController {
                     metrics.changes("delete", o.changes().delete().size());
                 }
             } catch (ProviderException | RuntimeException e) {
-                failed = true;
+                failed++;
                 metrics.error();
                 LOG.warnf("[%s] reconcile failed: %s", r.target(), e.getMessage());
             }
         }
-        if (failed) {
-            consecutiveFailures++;
-            long backoff = Math.min(config.interval().toMillis(), 1000L << Math.min(consecutiveFailures - 1, 16));
-            trigger(Duration.ofMillis(backoff));
-        } else {
-            consecutiveFailures = 0;
-            metrics.synced(Instant.now().getEpochSecond());
+        var publishedProblems = new ArrayList<Problem>();
+        for (String resource : published) {
+            Problem.about(resource, Problem.PUBLISHED, "records published to " + reconcilers.size() + " target(s)")
+                    .ifPresent(publishedProblems::add);
         }
-        return outcomes;
-    }
-
-    /** Logs each problem and posts a Warning Event once per object and message (not every pass). */
-    private void report(List<Problem> problems) {
-        var current = new HashMap<String, String>();
-        for (Problem p : problems) {
-            current.merge(p.resourceKey(), p.message(), (a, b) -> a + "; " + b);
-        }
-        for (Problem p : problems) {
-            String all = current.get(p.resourceKey());
-            if (all.equals(reportedProblems.get(p.resourceKey()))) continue;
-            LOG.warnf("%s %s/%s: %s: %s", p.kind(), p.namespace(), p.name(), p.reason(), p.message());
-            postEvent(p);
-        }
-        reportedProblems.clear();
-        reportedProblems.putAll(current);
-    }
-
-    private void postEvent(Problem p) {
-        try {
-            String now = Instant.now().toString();
-            Event event = new EventBuilder()
-                    .withNewMetadata().withNamespace(p.namespace())
-                    .withName(p.name() + "." + Long.toHexString(System.nanoTime())).endMetadata()
-                    .withInvolvedObject(new ObjectReferenceBuilder().withKind(p.kind()).withApiVersion(p.apiVersion())
-                            .withNamespace(p.namespace()).withName(p.name()).withUid(p.uid()).build())
-                    .withType("Warning").withReason(p.reason()).withMessage(p.message())
-                    .withNewSource().withComponent("meshdns-exposure").endSource()
-                    .withReportingComponent("meshdns-exposure")
-                    .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
-                    .build();
-            client.v1().events().inNamespace(p.namespace()).resource(event).create();
-        } catch (RuntimeException e) {
-            LOG.debugf("cannot post Event for %s/%s: %s", p.namespace(), p.name(), e.getMessage());
-        }
+        reporter.report(problems, publishedProblems);
+        if (failed == 0) metrics.synced(Instant.now().getEpochSecond());
+        return new PassResult(outcomes, failed);
     }
 }

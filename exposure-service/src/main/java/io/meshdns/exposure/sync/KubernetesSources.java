@@ -26,7 +26,7 @@ import org.jboss.logging.Logger;
  * EndpointSlices, Ingresses and DNSEndpoints; {@link #collect()} translates their caches.
  * A missing DNSEndpoint CRD means "no DNSEndpoints"; the informer is retried on every pass.
  */
-final class KubernetesSources implements AutoCloseable {
+final class KubernetesSources implements DesiredSources {
 
     private static final Logger LOG = Logger.getLogger(KubernetesSources.class);
     static final ResourceDefinitionContext DNS_ENDPOINTS = new ResourceDefinitionContext.Builder()
@@ -55,12 +55,14 @@ final class KubernetesSources implements AutoCloseable {
 
     private volatile boolean started;
 
-    boolean started() {
+    @Override
+    public boolean started() {
         return started;
     }
 
     /** Starts the informers and waits for their first list (fabric8's inform() returns once synced). */
-    synchronized void start() {
+    @Override
+    public synchronized void start() {
         if (started) return;
         close();
         if (enabled.contains("service")) {
@@ -114,7 +116,8 @@ final class KubernetesSources implements AutoCloseable {
     }
 
     /** Translates the informer caches; objects in a stable order so the plan input is deterministic. */
-    SourceOutput collect() {
+    @Override
+    public SourceOutput collect() {
         ensureDnsEndpointInformer();
         var out = new SourceOutput();
         if (serviceInformer != null) {

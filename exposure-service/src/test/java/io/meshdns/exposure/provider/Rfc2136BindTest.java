@@ -38,11 +38,20 @@ class Rfc2136BindTest {
             a-stolen IN TXT "heritage=external-dns,external-dns/owner=someone-else,external-dns/resource=service/x/y"
             """;
 
+    /** Exactly what ExternalDNS v0.22's rfc2136 provider leaves in a zone (typed TXT only, min-ttl 0 so TTL 0 everywhere). */
+    static final String EXTERNAL_DNS_V022 = """
+            web 0 IN A 203.0.113.20
+            a-web 0 IN TXT "heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web"
+            api 0 IN A 203.0.113.30
+            a-api 0 IN TXT "heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/api"
+            """;
+
     static BindServer bind;
 
     @BeforeAll
     static void start() throws Exception {
-        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test"));
+        bind = new BindServer("hmac-sha256", List.of("example.org", "takeover.test", "shared.test", "dryrun.test", "bulk.test",
+                "isolation.test", "serial.test", "squat.test", "shop.test", "adopt.test"));
         bind.start(FOREIGN);
     }
 
@@ -65,6 +74,11 @@ class Rfc2136BindTest {
         return new Endpoint(name, type, List.of(targets), 120, Map.of(Endpoint.RESOURCE_LABEL, resource), "");
     }
 
+    /** An endpoint several owners publish into (meshdns.io/shared): its claim is a share from the start. */
+    static Endpoint shared(String name, String type, String resource, String... targets) {
+        return ep(name, type, resource, targets).withProviderSpecific(Map.of(TxtRegistry.SHARED_PROPERTY, "true"));
+    }
+
     @Test
     void publishesEveryTypeReadsItBackAndConverges() throws Exception {
         var desired = Desired.of(
@@ -85,7 +99,8 @@ class Rfc2136BindTest {
         assertEquals(List.of("2001:db8::1"), bind.dig("web.example.org", "AAAA"));
         assertEquals(List.of("web.example.org."), bind.dig("alias.example.org", "CNAME"));
         assertEquals(List.of("\"hello world\""), bind.dig("note.example.org", "TXT"));
-        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web,external-dns/targets=192.0.2.1;192.0.2.2\""),
+        // exactly ExternalDNS's claim: the share form only for RRsets that are really shared
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web\""),
                 bind.dig("a-web.example.org", "TXT"));
         assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=ingress/default/alias\""),
                 bind.dig("cname-alias.example.org", "TXT"));
@@ -171,9 +186,9 @@ class Rfc2136BindTest {
     void twoOwnersMergeTargetsIntoOneRRsetWithoutFighting() throws Exception {
         var a = reconciler("shared.test", "cluster-a", Policy.SYNC, false);
         var b = reconciler("shared.test", "cluster-b", Policy.SYNC, false);
-        var wantA = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.1"),
+        var wantA = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.1"),
                 ep("takeover.shared.test", "A", "service/default/takeover", "192.0.2.10"));
-        var wantB = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.2", "198.51.100.3"));
+        var wantB = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.2", "198.51.100.3"));
         a.reconcile(wantA);
         b.reconcile(wantB);
         assertEquals(List.of("198.51.100.1", "198.51.100.2", "198.51.100.3"), bind.dig("gw.shared.test", "A"));
@@ -183,7 +198,7 @@ class Rfc2136BindTest {
             assertTrue(b.reconcile(wantB).ops().isEmpty(), "b is stable");
         }
         // b moves one target: a's stays
-        var wantB2 = Desired.of(ep("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.3", "198.51.100.4"));
+        var wantB2 = Desired.of(shared("gw.shared.test", "A", "service/nsm-system/nsmgr-proxy", "198.51.100.3", "198.51.100.4"));
         b.reconcile(wantB2);
         assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
         assertTrue(a.reconcile(wantA).ops().isEmpty());
@@ -234,5 +249,134 @@ class Rfc2136BindTest {
         start = System.nanoTime();
         assertTrue(r.reconcile(new Desired(endpoints, Set.of())).ops().isEmpty());
         System.out.printf("bulk: steady-state pass (AXFR + plan) over 2000 records in %d ms%n", (System.nanoTime() - start) / 1_000_000);
+    }
+
+    @Test
+    void oneBadObjectIsRefusedAndEverythingElseIsPublished() throws Exception {
+        var many = new java.util.ArrayList<String>();
+        for (int i = 0; i < 10_000; i++) many.add("10." + (i / 65536) + "." + (i / 256 % 256) + "." + (i % 256));
+        var desired = new Desired(List.of(
+                ep("good.isolation.test", "A", "service/default/good", "192.0.2.1"),
+                // a name no configured zone holds (the apex of a zone we do not manage)
+                ep("cname-interdomain.test", "CNAME", "service/default/outside", "good.isolation.test"),
+                // a CNAME at the apex of our zone
+                ep("isolation.test", "CNAME", "service/default/apex", "good.isolation.test"),
+                // 10k targets: more than one UPDATE message can hold
+                ep("huge.isolation.test", "A", "service/default/huge", many.toArray(String[]::new)),
+                ep("other.isolation.test", "A", "service/default/other", "192.0.2.2")), Set.of());
+        var outcome = reconciler("isolation.test", "owner-1", Policy.SYNC, false).reconcile(desired);
+        assertEquals(List.of("192.0.2.1"), bind.dig("good.isolation.test", "A"));
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.isolation.test", "A"));
+        assertEquals(List.of(), bind.dig("huge.isolation.test", "A"));
+        assertEquals(Set.of("service/default/outside", "service/default/apex", "service/default/huge"),
+                Set.copyOf(outcome.problems().stream().map(p -> p.resourceKey()).toList()), outcome.problems().toString());
+        assertTrue(outcome.problems().stream().allMatch(p -> p.reason().equals("Invalid")));
+        assertEquals(Set.of("service/default/good", "service/default/other"), outcome.published());
+        assertTrue(bind.digAxfr("isolation.test").stream().anyMatch(l -> l.startsWith("isolation.test. ") && l.contains(" SOA ")),
+                "the apex keeps its SOA");
+    }
+
+    @Test
+    void ownershipTxtNamesCannotBeSquattedAndDeletedRecordsAreRepaired() throws Exception {
+        var r = reconciler("squat.test", "owner-1", Policy.SYNC, false);
+        var desired = Desired.of(ep("web.squat.test", "A", "service/default/web", "192.0.2.10"),
+                // another object asking for web's claim name
+                ep("a-web.squat.test", "A", "service/attacker/squat", "192.0.2.66"));
+        var outcome = r.reconcile(desired);
+        assertEquals(List.of("192.0.2.10"), bind.dig("web.squat.test", "A"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=owner-1,external-dns/resource=service/default/web\""),
+                bind.dig("a-web.squat.test", "TXT"));
+        assertEquals(List.of(), bind.dig("a-web.squat.test", "A"), "the squatter got nothing");
+        assertEquals(List.of("service/attacker/squat"), outcome.problems().stream().map(p -> p.resourceKey()).toList());
+        assertEquals("Conflict", outcome.problems().get(0).reason());
+
+        // drift: the data record deleted by hand while its claim remains is recreated on the next pass
+        new TxtRegistry(bind.provider(List.of("squat.test")), "owner-1", TxtNameMapper.plain(), 0)
+                .apply(List.of(new RecordOp.DeleteRRset(Endpoint.of("web.squat.test", "A", 0))));
+        assertEquals(List.of(), bind.dig("web.squat.test", "A"));
+        r.reconcile(desired);
+        assertEquals(List.of("192.0.2.10"), bind.dig("web.squat.test", "A"), "repaired");
+        assertEquals(1, bind.dig("a-web.squat.test", "TXT").size(), "one claim, not two");
+    }
+
+    @Test
+    void anUnchangedZoneIsNotTransferredAgain() throws Exception {
+        var provider = bind.provider(List.of("serial.test"));
+        var r = new Reconciler(new TxtRegistry(provider, "owner-1", TxtNameMapper.plain(), 0), Policy.SYNC, DomainFilter.ALL, false);
+        var desired = Desired.of(ep("a.serial.test", "A", "service/default/a", "192.0.2.1"));
+        r.reconcile(desired);
+        assertEquals(1, provider.lastTransfers());
+        assertTrue(r.reconcile(desired).ops().isEmpty());
+        assertEquals(1, provider.lastTransfers(), "we wrote since the last read: transferred again");
+        assertTrue(r.reconcile(desired).ops().isEmpty());
+        assertEquals(0, provider.lastTransfers(), "serial unchanged since our last read: no AXFR");
+        // someone else changes the zone: the serial moves and the zone is read again
+        new TxtRegistry(bind.provider(List.of("serial.test")), "other", TxtNameMapper.plain(), 0)
+                .apply(List.of(new RecordOp.AddRecords(Endpoint.of("b.serial.test", "A", 60, "192.0.2.2"))));
+        r.reconcile(desired);
+        assertEquals(1, provider.lastTransfers());
+    }
+
+    @Test
+    void takeOverOfAnExternalDnsV022ZoneWritesNothingAndThenOnlyTheChangedRecord() throws Exception {
+        // the zone file of shop.test is written by start(); seed it the way ExternalDNS left it
+        // the provider as meshdns.exposure.provider=rfc2136 builds it: no default-ttl set = ExternalDNS's 0
+        var provider = new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider(new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider.Settings(
+                "127.0.0.1", bind.port(), List.of("shop.test"), java.util.Optional.of(bind.tsig()), java.time.Duration.ofSeconds(10),
+                io.meshdns.exposure.provider.rfc2136.Rfc2136ProviderFactory.EXTERNAL_DNS_DEFAULT_TTL));
+        var seed = new TxtRegistry(provider, "seed", TxtNameMapper.plain(), 0);
+        var seeded = new java.util.ArrayList<RecordOp>();
+        for (String line : EXTERNAL_DNS_V022.strip().split("\n")) {
+            String[] p = line.trim().split("\\s+", 5);
+            String value = p[4].replace("\"", "");
+            seeded.add(new RecordOp.AddRecords(Endpoint.of(p[0] + ".shop.test", p[3], 0, value)));
+        }
+        seed.apply(seeded);
+        var before = bind.digAxfr("shop.test").stream().filter(l -> !l.contains(" SOA ")).toList();
+        assertTrue(before.contains("a-web.shop.test. 0 IN TXT \"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web\""), before.toString());
+
+        var r = new Reconciler(new TxtRegistry(provider, "ext", TxtNameMapper.plain(), 0), Policy.SYNC, DomainFilter.ALL, false);
+        var desired = Desired.of(ep("web.shop.test", "A", "service/shop/web", "203.0.113.20").withTtl(0),
+                ep("api.shop.test", "A", "service/shop/api", "203.0.113.30").withTtl(0));
+        var takeover = r.reconcile(desired);
+        assertTrue(takeover.ops().isEmpty(), "no UPDATE at take-over: " + takeover.ops());
+
+        r.reconcile(Desired.of(ep("web.shop.test", "A", "service/shop/web", "203.0.113.21").withTtl(0),
+                ep("api.shop.test", "A", "service/shop/api", "203.0.113.30").withTtl(0)));
+        var after = bind.digAxfr("shop.test").stream().filter(l -> !l.contains(" SOA ")).toList();
+        var gone = before.stream().filter(l -> !after.contains(l)).toList();
+        var added = after.stream().filter(l -> !before.contains(l)).toList();
+        assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.20"), gone, "only the changed data record differs");
+        assertEquals(List.of("web.shop.test. 0 IN A 203.0.113.21"), added, "no external-dns/targets churn, TTL kept at 0");
+    }
+
+    @Test
+    void adoptOwnersTakesOnlyDesiredRecordsAndNeverDeletesTheRest() throws Exception {
+        var old = new TxtRegistry(bind.provider(List.of("adopt.test")), "old-id", TxtNameMapper.plain(), 0);
+        var oldR = new Reconciler(old, Policy.SYNC, DomainFilter.ALL, false);
+        oldR.reconcile(Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"),
+                ep("other.adopt.test", "A", "service/default/other", "192.0.2.2")));
+        var before = bind.digAxfr("adopt.test");
+
+        var newReg = new TxtRegistry(bind.provider(List.of("adopt.test")), "new-id", TxtNameMapper.plain(), 0, Set.of("old-id"));
+        var desired = Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"));
+        // first in dry-run: the plan is shown, nothing written
+        var dry = new Reconciler(newReg, Policy.SYNC, DomainFilter.ALL, true).reconcile(desired);
+        assertEquals(2, dry.ops().size(), "claim swap planned: " + dry.ops());
+        assertEquals(before, bind.digAxfr("adopt.test"));
+
+        var r = new Reconciler(newReg, Policy.SYNC, DomainFilter.ALL, false);
+        r.reconcile(desired);
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=new-id,external-dns/resource=service/default/keep\""),
+                bind.dig("a-keep.adopt.test", "TXT"));
+        assertEquals(List.of("192.0.2.1"), bind.dig("keep.adopt.test", "A"), "data untouched");
+        // the old owner's record that is not desired stays, with its claim, even under sync
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.adopt.test", "A"));
+        assertEquals(List.of("\"heritage=external-dns,external-dns/owner=old-id,external-dns/resource=service/default/other\""),
+                bind.dig("a-other.adopt.test", "TXT"));
+        assertTrue(r.reconcile(desired).ops().isEmpty(), "adopted: converged");
+        r.reconcile(Desired.of());
+        assertEquals(List.of(), bind.dig("keep.adopt.test", "A"), "now ours: sync deletes it");
+        assertEquals(List.of("192.0.2.2"), bind.dig("other.adopt.test", "A"), "never the old owner's");
     }
 }

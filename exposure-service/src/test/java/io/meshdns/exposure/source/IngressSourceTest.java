@@ -50,4 +50,15 @@ class IngressSourceTest {
                 "www.example.org 0 AAAA [2001:db8::5] ingress/web/site")),
                 run(ingress(Map.of("external-dns.kubernetes.io/target", "2001:db8:0::5"), "198.51.100.9", null)));
     }
+
+    @Test
+    void ingressHostnameSourceAndController() {
+        assertEquals(new TreeSet<>(List.of("secure.example.org 0 A [198.51.100.9] ingress/web/site", "www.example.org 0 A [198.51.100.9] ingress/web/site")),
+                run(ingress(Map.of("external-dns.kubernetes.io/hostname", "extra.example.org",
+                        "external-dns.kubernetes.io/ingress-hostname-source", "defined-hosts-only"), "198.51.100.9", null)));
+        assertEquals(new TreeSet<>(List.of("extra.example.org 0 A [198.51.100.9] ingress/web/site")),
+                run(ingress(Map.of("external-dns.kubernetes.io/hostname", "extra.example.org",
+                        "external-dns.kubernetes.io/ingress-hostname-source", "annotation-only"), "198.51.100.9", null)));
+        assertEquals(new TreeSet<String>(), run(ingress(Map.of("external-dns.kubernetes.io/controller", "other"), "198.51.100.9", null)));
+    }
 }

@@ -54,7 +54,8 @@ class ServiceSourceTest {
         assertEquals(new TreeSet<>(List.of(
                 "a.example 60 A [192.0.2.9] service/nsm-system/registry",
                 "b.example 60 A [192.0.2.9] service/nsm-system/registry",
-                "c.example 60 A [10.96.0.1] service/nsm-system/registry")),
+                // as ExternalDNS: the target annotation applies to internal-hostname names too
+                "c.example 60 A [192.0.2.9] service/nsm-system/registry")),
                 run(svc("LoadBalancer", Map.of("external-dns.alpha.kubernetes.io/hostname", "a.example, b.example",
                         "external-dns.kubernetes.io/ttl", "1m", "external-dns.kubernetes.io/target", "192.0.2.9",
                         "external-dns.kubernetes.io/internal-hostname", "c.example"), "10.96.0.1")));
@@ -83,5 +84,54 @@ class ServiceSourceTest {
         assertEquals(List.of(Endpoint.of("registry.nsm-system.nsm.example", "A", 0, "203.0.113.7").withLabel(Endpoint.RESOURCE_LABEL, "service/nsm-system/registry")),
                 out.endpoints());
         assertEquals(java.util.Set.of("service/nsm-system/registry"), out.toDesired().erroredResources());
+    }
+
+    static io.fabric8.kubernetes.api.model.Node node(String name, String internal, String external) {
+        var b = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus()
+                .addNewAddress().withType("InternalIP").withAddress(internal).endAddress();
+        if (external != null) b = b.addNewAddress().withType("ExternalIP").withAddress(external).endAddress();
+        return b.endStatus().build();
+    }
+
+    TreeSet<String> runWith(Service s, List<io.fabric8.kubernetes.api.model.Node> nodes) {
+        var out = new SourceOutput();
+        source.translate(s, nodes, List.of(new EndpointSliceBuilder()
+                .addNewEndpoint().withAddresses("10.1.0.1").withNodeName("n1").withNewConditions().withReady(true).endConditions().endEndpoint()
+                .addNewEndpoint().withAddresses("10.1.0.2").withNodeName("n2").withNewConditions().withReady(false).endConditions().endEndpoint()
+                .build()), out);
+        var lines = new TreeSet<String>();
+        out.endpoints().forEach(e -> lines.add(e.dnsName() + " " + e.recordType() + " " + e.targets()
+                + (e.providerSpecific().isEmpty() ? "" : " " + e.providerSpecific())));
+        return lines;
+    }
+
+    @Test
+    void externalDnsAnnotationsControllerAccessEndpointsTypePtrAndShared() {
+        var nodes = List.of(node("n1", "10.0.0.1", "192.0.2.1"), node("n2", "10.0.0.2", null));
+        // controller: another controller's object is skipped, dns-controller's is published
+        assertEquals(new TreeSet<String>(), runWith(svc("LoadBalancer", Map.of("external-dns.kubernetes.io/hostname", "x.example",
+                "external-dns.kubernetes.io/controller", "someone-else"), "10.96.0.1"), nodes));
+        assertEquals(new TreeSet<>(List.of("x.example A [203.0.113.1]", "x.example AAAA [2001:db8::1]")),
+                runWith(svc("LoadBalancer", Map.of("external-dns.kubernetes.io/hostname", "x.example",
+                        "external-dns.kubernetes.io/controller", "dns-controller"), "10.96.0.1"), nodes));
+        // access on NodePort: public = ExternalIPs only, private = InternalIPs only, unset = ExternalIP else InternalIP
+        assertTrue(runWith(svc("NodePort", Map.of("external-dns.kubernetes.io/hostname", "np.example",
+                "external-dns.kubernetes.io/access", "public"), "10.96.0.1"), nodes).contains("np.example A [192.0.2.1]"));
+        assertTrue(runWith(svc("NodePort", Map.of("external-dns.kubernetes.io/hostname", "np.example",
+                "external-dns.kubernetes.io/access", "private"), "10.96.0.1"), nodes).contains("np.example A [10.0.0.1, 10.0.0.2]"));
+        assertTrue(runWith(svc("NodePort", Map.of("external-dns.kubernetes.io/hostname", "np.example"), "10.96.0.1"), nodes)
+                .contains("np.example A [10.0.0.2, 192.0.2.1]"));
+        // endpoints-type on a headless Service: the nodes of the ready endpoints
+        assertEquals(new TreeSet<>(List.of("h.example A [192.0.2.1]")), runWith(svc("ClusterIP", Map.of("external-dns.kubernetes.io/hostname", "h.example",
+                "external-dns.kubernetes.io/endpoints-type", "NodeExternalIP"), "None"), nodes));
+        assertEquals(new TreeSet<>(List.of("h.example A [10.0.0.1]")), runWith(svc("ClusterIP", Map.of("external-dns.kubernetes.io/hostname", "h.example",
+                "external-dns.kubernetes.io/endpoints-type", "HostIP"), "None"), nodes));
+        assertEquals(new TreeSet<>(List.of("h.example A [10.1.0.1]")), runWith(svc("ClusterIP", Map.of("external-dns.kubernetes.io/hostname", "h.example"), "None"), nodes));
+        // record-type: ptr adds the reverse records; meshdns.io/shared marks the RRsets shared
+        assertEquals(new TreeSet<>(List.of("p.example A [203.0.113.1] {meshdns.io/shared=true}", "p.example AAAA [2001:db8::1] {meshdns.io/shared=true}",
+                        "1.113.0.203.in-addr.arpa PTR [p.example]",
+                        "1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa PTR [p.example]")),
+                runWith(svc("LoadBalancer", Map.of("external-dns.kubernetes.io/hostname", "p.example",
+                        "external-dns.kubernetes.io/record-type", "ptr", "meshdns.io/shared", "true"), "10.96.0.1"), nodes));
     }
 }

@@ -145,14 +145,7 @@ class ExposureServiceTest {
 
     @Test
     void dnsEndpointsAreWatchedOnceTheCrdExists() throws Exception {
-        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
-            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
-                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
-                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
-                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion()
-                    .endSpec().build()).create();
-        }
+        ensureDnsEndpointCrd();
         GenericKubernetesResource dnsEndpoint = new GenericKubernetesResourceBuilder()
                 .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
                 .withNewMetadata().withNamespace("default").withName("records").endMetadata()
@@ -202,6 +195,56 @@ class ExposureServiceTest {
                 .body(containsString("meshdns_exposure_changes_total{action=\"create\"}"));
         client.services().inNamespace("default").withName("np").delete();
         await().atMost(Duration.ofSeconds(20)).until(() -> bind().dig("np.mesh.test", "A").isEmpty());
+    }
+
+    @Test
+    void readyOnlyWithSyncedInformersAndAnAnsweringProvider() {
+        await().atMost(Duration.ofSeconds(20)).until(controller::providersAnswered);
+        given().get("/q/health/ready").then().statusCode(200)
+                .body(containsString("\"informers-synced\": true")).body(containsString("\"providers-answered\": true"));
+        given().get("/q/health/live").then().statusCode(200).body(containsString("exposure-sync"));
+    }
+
+    @Test
+    void publishedAndInvalidEventsAndDnsEndpointStatus() throws Exception {
+        ensureDnsEndpointCrd();
+        GenericKubernetesResource dnsEndpoint = new GenericKubernetesResourceBuilder()
+                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
+                .withNewMetadata().withNamespace("default").withName("status-check").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
+                        Map.of("dnsName", "status.mesh.test", "recordType", "A", "targets", List.of("198.51.100.40")),
+                        Map.of("dnsName", "ttl.mesh.test", "recordType", "A", "targets", List.of("198.51.100.41"), "recordTTL", 4294967295L)))))
+                .build();
+        client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).resource(dnsEndpoint).create();
+        reconcileUntil("status.mesh.test", "A", List.of("198.51.100.40"));
+        assertEquals(List.of(), bind().dig("ttl.mesh.test", "A"), "a TTL beyond 2^31-1 is refused, not wrapped");
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> "status-check".equals(e.getInvolvedObject().getName()) && "InvalidEndpoint".equals(e.getReason())
+                        && e.getMessage().contains("4294967295")));
+        var status = client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).inNamespace("default").withName("status-check")
+                .get().getAdditionalProperties().get("status");
+        assertTrue(String.valueOf(status).contains("type=Published") && String.valueOf(status).contains("InvalidEndpoint"), String.valueOf(status));
+
+        createWithIngressIp(loadBalancer("default", "fine", Map.of("external-dns.kubernetes.io/hostname", "fine.mesh.test"), 80, "http"),
+                "203.0.113.50");
+        reconcileUntil("fine.mesh.test", "A", List.of("203.0.113.50"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> "fine".equals(e.getInvolvedObject().getName()) && "Published".equals(e.getReason())
+                        && "Normal".equals(e.getType())));
+        client.services().inNamespace("default").withName("fine").delete();
+        client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).inNamespace("default").withName("status-check").delete();
+        reconcileUntil("status.mesh.test", "A", List.of());
+    }
+
+    void ensureDnsEndpointCrd() {
+        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
+            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
+                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
+                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
+                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion()
+                    .endSpec().build()).create();
+        }
     }
 
     void assertForeignUntouched() throws Exception {

@@ -1,21 +1,39 @@
 package io.meshdns.it.k8s;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.meshdns.it.k8s.ApiCalls.Grant;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -27,15 +45,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The hand-written manifests in k8s/ (no generator checks them): every document parses into the
- * Kubernetes kind it claims, and the node-local DaemonSet keeps what a node-local DNS needs.
+ * Kubernetes kind it claims; each ServiceAccount holds exactly the API calls its service lists
+ * beside its code; every workload starts under the restrictions the namespace and the images assume.
+ * {@code KubeApiServerTest} (profile -Pkube-apiserver) checks the same against a real API server.
  */
 class ManifestsTest {
-    private static final Path K8S = Path.of("..", "k8s");
+    static final String NAMESPACE = "meshdns-system";
+    /** ServiceAccount name = module directory, for every service the manifests deploy. */
+    static final List<String> SERVICES = List.of("discovery-service", "exposure-service", "dns-service");
+    private static final Path BASE = Manifests.ROOT.resolve("base");
 
     @Test
     void everyManifestParsesIntoItsKubernetesKind() throws IOException {
-        List<HasMetadata> objects = load();
-        assertTrue(objects.size() >= 10, "documents found: " + objects.size());
+        List<HasMetadata> objects = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yaml") && !p.endsWith("kustomization.yaml")).sorted().toList()) {
+                objects.addAll(Manifests.objects(f));
+            }
+        }
+        assertTrue(objects.size() >= 20, "documents found: " + objects.size());
         for (HasMetadata o : objects) {
             assertNotNull(o.getMetadata().getName(), o.getKind() + " without a name");
             // A typo in apiVersion or kind leaves a generic resource instead of the typed model.
@@ -45,13 +73,131 @@ class ManifestsTest {
     }
 
     @Test
-    void theDnsDaemonSetServesUdpAndTcp53WithAHeapThatFitsItsLimit() throws IOException {
-        DaemonSet ds = dnsDaemonSet();
-        assertTrue(ds.getSpec().getTemplate().getSpec().getHostNetwork(), "node-local: host network");
-        Container c = ds.getSpec().getTemplate().getSpec().getContainers().get(0);
-        List<String> ports = c.getPorts().stream().map(p -> p.getContainerPort() + "/" + p.getProtocol()).toList();
-        assertTrue(ports.containsAll(List.of("53/UDP", "53/TCP")), ports.toString());
-        assertTrue(c.getPorts().stream().map(ContainerPort::getName).distinct().count() == c.getPorts().size(), "port names unique");
+    void everyServiceAccountHoldsExactlyTheApiCallsItsServiceLists() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        for (String sa : SERVICES) {
+            Manifests.find(objects, ServiceAccount.class, sa);
+            assertEquals(ApiCalls.listed(sa).stream().map(Grant::toString).toList(),
+                    ApiCalls.granted(objects, NAMESPACE, sa).stream().map(Grant::toString).toList(),
+                    sa + ": RBAC in k8s/base versus " + ApiCalls.file(sa));
+        }
+        // Overlays add no RBAC of their own: the base's is the rendered one.
+        for (String overlay : List.of("node-local", "cluster-ip", "coredns")) {
+            for (HasMetadata o : overlayObjects(overlay)) {
+                assertFalse(o.getApiVersion().startsWith("rbac.authorization.k8s.io"), overlay + " adds " + o.getKind());
+            }
+        }
+    }
+
+    /** The comparison above must fail both ways: a rule taken away, and one nobody calls. */
+    @Test
+    void theRbacCheckCatchesARemovedAndAnUnusedRule() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        ClusterRole exposure = Manifests.find(objects, ClusterRole.class, "meshdns-exposure");
+        Set<Grant> listed = ApiCalls.listed("exposure-service");
+        assertEquals(listed, ApiCalls.granted(objects, NAMESPACE, "exposure-service"));
+
+        var rules = exposure.getRules();
+        var crdRule = rules.stream().filter(r -> r.getResources().contains("customresourcedefinitions")).findFirst().orElseThrow();
+        rules.remove(crdRule);
+        Set<Grant> missing = new TreeSet<>(listed);
+        missing.removeAll(ApiCalls.granted(objects, NAMESPACE, "exposure-service"));
+        assertEquals("[cluster apiextensions.k8s.io customresourcedefinitions get dnsendpoints.externaldns.k8s.io]", missing.toString());
+
+        rules.add(crdRule);
+        rules.add(new PolicyRuleBuilder().withApiGroups("").withResources("pods").withVerbs("list").build());
+        Set<Grant> extra = new TreeSet<>(ApiCalls.granted(objects, NAMESPACE, "exposure-service"));
+        extra.removeAll(listed);
+        assertEquals("[cluster core pods list]", extra.toString());
+    }
+
+    @Test
+    void dnsServiceHasNoTokenAndNoRole() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        assertTrue(ApiCalls.listed("dns-service").isEmpty());
+        assertEquals(Boolean.FALSE, Manifests.find(objects, ServiceAccount.class, "dns-service").getAutomountServiceAccountToken());
+        assertEquals(Boolean.FALSE, dnsDaemonSet(objects).getSpec().getTemplate().getSpec().getAutomountServiceAccountToken());
+    }
+
+    @Test
+    void everyWorkloadRunsAsNobodyOnAReadOnlyRootWithATmpVolume() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        Map<String, PodTemplateSpec> workloads = workloads(objects);
+        assertEquals(Set.of("discovery-service", "exposure-service", "dns-service"), workloads.keySet());
+        workloads.forEach((name, template) -> {
+            PodSpec pod = template.getSpec();
+            assertEquals(Boolean.TRUE, pod.getSecurityContext().getRunAsNonRoot(), name);
+            assertEquals(65534L, pod.getSecurityContext().getRunAsUser(), name);
+            assertEquals("RuntimeDefault", pod.getSecurityContext().getSeccompProfile().getType(), name);
+            assertNotNull(pod.getPriorityClassName(), name + ": priorityClassName");
+            for (Container c : pod.getContainers()) {
+                var sc = c.getSecurityContext();
+                assertEquals(Boolean.TRUE, sc.getReadOnlyRootFilesystem(), name);
+                assertEquals(Boolean.FALSE, sc.getAllowPrivilegeEscalation(), name);
+                assertEquals(List.of("ALL"), sc.getCapabilities().getDrop(), name);
+                // Only port 53 needs a capability; NET_ADMIN belongs to the node-local overlay alone.
+                List<String> add = sc.getCapabilities().getAdd() == null ? List.of() : sc.getCapabilities().getAdd();
+                assertEquals(name.equals("dns-service") ? List.of("NET_BIND_SERVICE") : List.of(), add, name);
+
+                // Vert.x writes its file cache to /tmp at start: without a volume there it crashes.
+                VolumeMount tmp = c.getVolumeMounts().stream().filter(m -> m.getMountPath().equals("/tmp")).findFirst()
+                        .orElseThrow(() -> new AssertionError(name + ": no volume at /tmp"));
+                Volume v = pod.getVolumes().stream().filter(x -> x.getName().equals(tmp.getName())).findFirst().orElseThrow();
+                assertNotNull(v.getEmptyDir(), name + ": /tmp is an emptyDir");
+
+                for (Probe p : new Probe[] {c.getStartupProbe(), c.getReadinessProbe(), c.getLivenessProbe()}) {
+                    assertNotNull(p, name + ": startup, readiness and liveness probes");
+                    assertTrue(p.getHttpGet().getPath().startsWith("/q/health/"), name + " " + p.getHttpGet().getPath());
+                }
+                assertEquals("/q/health/ready", c.getReadinessProbe().getHttpGet().getPath(), name);
+
+                // Loopback is the services' own default: in a pod, the pod's address.
+                EnvVar host = envVar(c, "QUARKUS_HTTP_HOST");
+                assertNotNull(host, name + ": QUARKUS_HTTP_HOST");
+                assertEquals("status.podIP", host.getValueFrom().getFieldRef().getFieldPath(), name);
+            }
+        });
+    }
+
+    /** Without a quarkus.http.host of its own a service listens on every address; loopback is the safe default. */
+    @Test
+    void servicesListenOnLoopbackOutsideTheManifests() throws IOException {
+        for (String module : List.of("dns-service", "discovery-service", "exposure-service", "edge")) {
+            Path props = Manifests.ROOT.getParent().resolve(module).resolve("src/main/resources/application.properties");
+            assertTrue(Files.readAllLines(props).contains("quarkus.http.host=127.0.0.1"), props.toString());
+        }
+    }
+
+    @Test
+    void everyDeploymentHasADisruptionBudgetThatLetsADrainProceed() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        List<PodDisruptionBudget> pdbs = Manifests.all(objects, PodDisruptionBudget.class);
+        for (Deployment d : Manifests.all(objects, Deployment.class)) {
+            Map<String, String> labels = d.getSpec().getTemplate().getMetadata().getLabels();
+            PodDisruptionBudget pdb = pdbs.stream()
+                    .filter(p -> labels.entrySet().containsAll(p.getSpec().getSelector().getMatchLabels().entrySet()))
+                    .findFirst().orElseThrow(() -> new AssertionError("no PodDisruptionBudget for " + d.getMetadata().getName()));
+            int min = pdb.getSpec().getMinAvailable().getIntVal();
+            assertTrue(min >= 1 && min < d.getSpec().getReplicas(), d.getMetadata().getName() + ": minAvailable " + min);
+        }
+    }
+
+    @Test
+    void theDnsDaemonSetSurgesOnUpgradeAndServes53WithAHeapThatFitsItsLimit() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        DaemonSet ds = dnsDaemonSet(objects);
+        PodSpec pod = ds.getSpec().getTemplate().getSpec();
+        assertTrue(pod.getHostNetwork(), "node-local: host network");
+        assertEquals("system-node-critical", pod.getPriorityClassName());
+        var rolling = ds.getSpec().getUpdateStrategy().getRollingUpdate();
+        assertEquals(1, rolling.getMaxSurge().getIntVal());
+        assertEquals(0, rolling.getMaxUnavailable().getIntVal());
+        Map<String, String> config = Manifests.find(objects, ConfigMap.class, "dns-service").getData();
+        assertEquals("true", config.get("MESHDNS_DNS_REUSE_PORT"), "the surge pod binds port 53 beside the old one");
+        assertEquals("53", config.get("MESHDNS_DNS_PORT"));
+        Container c = pod.getContainers().get(0);
+        // On the host network a containerPort is a hostPort: the surge pod would never be scheduled.
+        assertTrue(c.getPorts() == null || c.getPorts().isEmpty(), "ports on a surging host-network DaemonSet: " + c.getPorts());
 
         long limit = Quantity.getAmountInBytes(c.getResources().getLimits().get("memory")).longValue();
         String jvm = env(c, "JAVA_TOOL_OPTIONS");
@@ -66,12 +212,102 @@ class ManifestsTest {
     }
 
     /**
+     * On the host network with dnsPolicy Default, a Service name resolves through the node's
+     * resolv.conf and fails: dns-service finds discovery-service through the kubelet's Service
+     * environment variables, named after the Service.
+     */
+    @Test
+    void dnsServiceReachesDiscoveryWithoutClusterDns() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        PodSpec pod = dnsDaemonSet(objects).getSpec().getTemplate().getSpec();
+        assertEquals("Default", pod.getDnsPolicy());
+        Service discovery = Manifests.find(objects, Service.class, "discovery-service");
+        String prefix = discovery.getMetadata().getName().toUpperCase().replace('-', '_') + "_SERVICE_";
+        assertEquals("http://$(" + prefix + "HOST):$(" + prefix + "PORT)", env(pod.getContainers().get(0), "MESHDNS_DNS_DISCOVERY_URL"));
+        assertEquals(NAMESPACE, discovery.getMetadata().getNamespace(), "Service variables reach pods of the same namespace only");
+        assertTrue(pod.getEnableServiceLinks() == null || pod.getEnableServiceLinks());
+    }
+
+    @Test
+    void allowedClientsCoverEveryPrivatePodNetwork() throws Exception {
+        String clients = Manifests.find(Manifests.resources(BASE), ConfigMap.class, "dns-service").getData().get("MESHDNS_DNS_ALLOWED_CLIENTS");
+        for (String pod : List.of("10.244.1.5", "172.20.0.9", "192.168.3.4", "100.64.0.7", "fd00:10:244::5", "127.0.0.1")) {
+            assertTrue(covered(clients, InetAddress.getByName(pod)), pod + " not in " + clients);
+        }
+        assertFalse(covered(clients, InetAddress.getByName("8.8.8.8")), "open resolver: " + clients);
+    }
+
+    @Test
+    void secretsAreGeneratedNeverCommitted() throws IOException {
+        List<HasMetadata> all = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".yaml") && !p.endsWith("kustomization.yaml")).toList()) {
+                all.addAll(Manifests.objects(f));
+            }
+        }
+        assertTrue(Manifests.all(all, Secret.class).isEmpty(), "a Secret with a known value in k8s/");
+        Set<String> generated = new HashSet<>();
+        Manifests.kustomization(Manifests.ROOT.resolve("secrets")).path("secretGenerator").forEach(g -> generated.add(g.path("name").asText()));
+        Set<String> referenced = new TreeSet<>();
+        workloads(Manifests.resources(BASE)).values().forEach(t -> t.getSpec().getContainers().forEach(c -> c.getEnv().stream()
+                .filter(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
+                .forEach(e -> referenced.add(e.getValueFrom().getSecretKeyRef().getName()))));
+        assertEquals(referenced, new TreeSet<>(generated));
+        String gitignore = Files.readString(Manifests.ROOT.getParent().resolve(".gitignore"));
+        assertTrue(gitignore.contains("/k8s/secrets/*"), "secret files ignored by git");
+        for (String overlay : List.of("node-local", "cluster-ip")) {
+            List<String> res = new ArrayList<>();
+            Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("bases").forEach(r -> res.add(r.asText()));
+            assertTrue(res.contains("../../secrets"), overlay + " generates the Secrets");
+        }
+    }
+
+    @Test
+    void theCrdIsExternalDnsesWithItsApprovalAnnotation() {
+        CustomResourceDefinition crd = Manifests.find(Manifests.resources(BASE), CustomResourceDefinition.class, "dnsendpoints.externaldns.k8s.io");
+        // *.k8s.io groups are protected: without the annotation the API server rejects the CRD.
+        assertTrue(crd.getMetadata().getAnnotations().getOrDefault("api-approved.kubernetes.io", "").startsWith("https://"));
+        var v = crd.getSpec().getVersions().get(0);
+        assertEquals("v1alpha1", v.getName());
+        assertNotNull(v.getSubresources().getStatus());
+        var endpoint = v.getSchema().getOpenAPIV3Schema().getProperties().get("spec").getProperties().get("endpoints").getItems().getSchema();
+        assertEquals(Set.of("dnsName", "labels", "providerSpecific", "recordTTL", "recordType", "setIdentifier", "targets"),
+                endpoint.getProperties().keySet());
+    }
+
+    @Test
+    void netAdminOnlyInTheNodeLocalOverlayWhichBindsTheLinkLocalAddress() {
+        List<HasMetadata> patch = Manifests.objects(Manifests.ROOT.resolve("overlays/node-local/dns-service-node-local.yaml"));
+        Container c = ((DaemonSet) patch.get(0)).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(List.of("NET_BIND_SERVICE", "NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
+        assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_BIND_ADDRESS"));
+        assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_NODE_LOCAL_ADDRESS"));
+        assertEquals("true", env(c, "MESHDNS_DNS_NODE_LOCAL_ENABLED"));
+    }
+
+    @Test
+    void coreDnsForwardsTheMeshZonesToTheFixedClusterIp() {
+        List<HasMetadata> objects = new ArrayList<>(Manifests.resources(Manifests.ROOT.resolve("overlays/cluster-ip")));
+        objects.addAll(overlayObjects("coredns"));
+        String clusterIp = Manifests.find(objects, Service.class, "dns-service").getSpec().getClusterIP();
+        assertEquals("Local", Manifests.find(objects, Service.class, "dns-service").getSpec().getInternalTrafficPolicy());
+        String corefile = Manifests.find(objects, ConfigMap.class, "coredns-custom").getData().get("meshdns.server");
+        assertTrue(corefile.contains("fallthrough"), corefile);
+        for (String zone : List.of("cluster.local:53", "service.entry:53")) {
+            int at = corefile.indexOf(zone);
+            assertTrue(at >= 0, zone);
+            String block = corefile.substring(at, corefile.indexOf("\n}", at));
+            assertTrue(block.contains("forward . " + clusterIp), zone + " forwards to " + clusterIp + ":\n" + block);
+        }
+    }
+
+    /**
      * A JVM stops at start on an option it does not know (a typo, or one newer than the image's JDK:
      * TrimNativeHeapInterval needs 17.0.9): the DaemonSet's flags must start the JDK the tests run on.
      */
     @Test
     void theDaemonSetsJvmFlagsStartAJvm() throws Exception {
-        String flags = env(dnsDaemonSet().getSpec().getTemplate().getSpec().getContainers().get(0), "JAVA_TOOL_OPTIONS");
+        String flags = env(dnsDaemonSet(Manifests.resources(BASE)).getSpec().getTemplate().getSpec().getContainers().get(0), "JAVA_TOOL_OPTIONS");
         assertNotNull(flags, "no JAVA_TOOL_OPTIONS");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -82,30 +318,53 @@ class ManifestsTest {
         assertEquals(0, java.waitFor(), command + "\n" + output);
     }
 
-    private static DaemonSet dnsDaemonSet() throws IOException {
-        return load().stream().filter(DaemonSet.class::isInstance).map(DaemonSet.class::cast)
-                .filter(d -> d.getMetadata().getName().equals("dns-service")).findFirst().orElseThrow();
+    static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {
+        Map<String, PodTemplateSpec> out = new LinkedHashMap<>();
+        Manifests.all(objects, Deployment.class).forEach(d -> out.put(d.getMetadata().getName(), d.getSpec().getTemplate()));
+        Manifests.all(objects, DaemonSet.class).forEach(d -> out.put(d.getMetadata().getName(), d.getSpec().getTemplate()));
+        return out;
+    }
+
+    /** The objects an overlay adds as files of its own (its patches excluded). */
+    private static List<HasMetadata> overlayObjects(String overlay) {
+        Path dir = Manifests.ROOT.resolve("overlays").resolve(overlay);
+        List<HasMetadata> out = new ArrayList<>();
+        Manifests.kustomization(dir).path("resources").forEach(r -> {
+            Path p = dir.resolve(r.asText()).normalize();
+            if (Files.isRegularFile(p)) out.addAll(Manifests.objects(p));
+        });
+        return out;
+    }
+
+    private static boolean covered(String cidrs, InetAddress a) throws Exception {
+        for (String cidr : cidrs.split(",")) {
+            String[] p = cidr.trim().split("/");
+            byte[] net = InetAddress.getByName(p[0]).getAddress();
+            byte[] addr = a.getAddress();
+            if (net.length != addr.length) continue;
+            int bits = Integer.parseInt(p[1]);
+            boolean match = true;
+            for (int i = 0; i < bits && match; i++) {
+                int mask = 0x80 >> (i % 8);
+                match = (net[i / 8] & mask) == (addr[i / 8] & mask);
+            }
+            if (match) return true;
+        }
+        return false;
+    }
+
+    private static DaemonSet dnsDaemonSet(List<HasMetadata> objects) {
+        return Manifests.find(objects, DaemonSet.class, "dns-service");
+    }
+
+    /** The container's environment variable {@code name}, or null. */
+    private static EnvVar envVar(Container c, String name) {
+        return c.getEnv().stream().filter(e -> e.getName().equals(name)).findFirst().orElse(null);
     }
 
     /** The value of the container's environment variable {@code name}, or null. */
     private static String env(Container c, String name) {
-        return c.getEnv().stream().filter(e -> e.getName().equals(name)).map(EnvVar::getValue).findFirst().orElse(null);
-    }
-
-    private static List<HasMetadata> load() throws IOException {
-        List<HasMetadata> objects = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(K8S)) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
-                try (InputStream in = Files.newInputStream(f)) {
-                    Object parsed = Serialization.unmarshal(in);
-                    if (parsed instanceof List<?> list) {
-                        list.forEach(o -> objects.add((HasMetadata) o));
-                    } else if (parsed instanceof HasMetadata o) {
-                        objects.add(o);
-                    }
-                }
-            }
-        }
-        return objects;
+        EnvVar e = envVar(c, name);
+        return e == null ? null : e.getValue();
     }
 }

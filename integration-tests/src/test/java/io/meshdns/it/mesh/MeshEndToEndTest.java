@@ -75,8 +75,11 @@ class MeshEndToEndTest {
     private ServiceProcess discovery;
     private ServiceProcess nodeA;
     private ServiceProcess nodeB;
+    /** A node of east that drops a stale remote cluster's records (meshdns.dns.multicluster.stale-clusters=drop). */
+    private ServiceProcess nodeC;
     private Dns dnsA;
     private Dns dnsB;
+    private Dns dnsC;
     private final List<String> measured = new ArrayList<>();
 
     @BeforeAll
@@ -117,6 +120,7 @@ class MeshEndToEndTest {
                 .start();
         nodeA = dnsService("node-a", "east", true).start();
         nodeB = dnsService("node-b", "west", false).start();
+        nodeC = dnsService("node-c", "east", false).property("meshdns.dns.multicluster.stale-clusters", "drop").start();
     }
 
     private ServiceProcess dnsService(String name, String cluster, boolean placeholder) {
@@ -135,13 +139,14 @@ class MeshEndToEndTest {
                 .property("meshdns.dns.placeholder.ipv4", PLACEHOLDER)
                 .property("meshdns.dns.placeholder.service-entry-suffixes", "service.entry");
         if (name.equals("node-a")) dnsA = new Dns(port);
-        else dnsB = new Dns(port);
+        else if (name.equals("node-b")) dnsB = new Dns(port);
+        else dnsC = new Dns(port);
         return p;
     }
 
     @AfterAll
     void stopEverything() {
-        for (AutoCloseable c : new AutoCloseable[]{nodeA, nodeB, discovery, knot, east, west}) {
+        for (AutoCloseable c : new AutoCloseable[]{nodeA, nodeB, nodeC, discovery, knot, east, west}) {
             try {
                 if (c != null) c.close();
             } catch (Exception ignored) {
@@ -379,7 +384,12 @@ class MeshEndToEndTest {
     @Test
     @Order(11)
     void clusterApiOutageMarksItStaleKeepsItsStateAndRecovers() throws Exception {
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("10.97.0.20"));
         west.stop();
+        long t0 = System.nanoTime();
+        // Node C drops a stale cluster: how long a dead cluster takes to leave its answers (stale-after is 3s here).
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("[NXDOMAIN]"));
+        measure("remote API server stopped -> its Service gone at the dropping node C (stale-after 3s)", t0);
         await().atMost(WAIT).until(() -> westStatus().contains("\"stale\":true"));
         assertEquals(List.of("10.97.0.20"), dnsA.a("reviews.shop.svc.cluster.local"), "last known state is kept");
         assertEquals(List.of("10.96.0.11"), dnsA.a("web.shop.svc.cluster.local"), "other clusters unaffected");
@@ -387,6 +397,7 @@ class MeshEndToEndTest {
         west.start();
         west.client().services().inNamespace("shop").resource(clusterIp("ratings", "10.97.0.40")).create();
         awaitAnswer(dnsA, "ratings.shop.svc.cluster.local", List.of("10.97.0.40"));
+        awaitAnswer(dnsC, "reviews.shop.svc.cluster.local", List.of("10.97.0.20"));
         await().atMost(WAIT).until(() -> westStatus().contains("\"stale\":false"));
     }
 
@@ -402,6 +413,111 @@ class MeshEndToEndTest {
         west.writeKubeconfig(remotes);
         awaitAnswer(dnsB, "reviews.shop.svc.cluster.local", List.of("10.97.0.20"));
         awaitAnswer(dnsB, "web.shop.svc.cluster.local", List.of("10.97.0.10"));
+    }
+
+    // ---- Istio's own VIPs, exportTo per client -------------------------------------------------------
+
+    @Test
+    @Order(13)
+    void istioStatusAddressesAreAnsweredOnEveryNodeAndFollowed() throws Exception {
+        var ses = east.client().genericKubernetesResources("networking.istio.io/v1", "ServiceEntry").inNamespace("shop");
+        ses.resource(withStatus(serviceEntry("held", List.of("held.istio.example"), List.of()),
+                Map.of("held.istio.example", List.of("240.240.0.77", "2001:2::77")))).create();
+        long t0 = System.nanoTime();
+        awaitAnswer(dnsA, "held.istio.example", List.of("240.240.0.77"));
+        measure("ServiceEntry status.addresses -> answer at node A", t0);
+        awaitAnswer(dnsB, "held.istio.example", List.of("240.240.0.77"));
+        assertEquals(List.of("2001:2:0:0:0:0:0:77"), dnsA.aaaa("held.istio.example"));
+        assertEquals(List.of("2001:2:0:0:0:0:0:77"), dnsB.aaaa("held.istio.example"));
+
+        // Istio moves its address: both nodes follow.
+        GenericKubernetesResource moved = withStatus(ses.withName("held").get(), Map.of("held.istio.example", List.of("240.240.0.78")));
+        ses.resource(moved).update();
+        t0 = System.nanoTime();
+        awaitAnswer(dnsA, "held.istio.example", List.of("240.240.0.78"));
+        measure("status.addresses change -> answer at node A", t0);
+        awaitAnswer(dnsB, "held.istio.example", List.of("240.240.0.78"));
+
+        // Our own VIP never collides with one Istio holds: Istio takes the VIP we gave another host; at that host's next
+        // change it gets a new one.
+        ses.resource(serviceEntry("ours", List.of("ours.istio.example"), List.of())).create();
+        await().atMost(WAIT).ignoreExceptions().until(() -> dnsA.a("ours.istio.example").get(0).startsWith("240.240."));
+        String ours = dnsA.a("ours.istio.example").get(0);
+        ses.resource(withStatus(serviceEntry("taker", List.of("taker.istio.example"), List.of()),
+                Map.of("taker.istio.example", List.of(ours)))).create();
+        awaitAnswer(dnsA, "taker.istio.example", List.of(ours));
+        GenericKubernetesResource touched = ses.withName("ours").get();
+        spec(touched).put("ports", List.of(Map.of("number", 80, "name", "http", "protocol", "HTTP"),
+                Map.of("number", 8080, "name", "http-alt", "protocol", "HTTP")));
+        ses.resource(touched).update();
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            List<String> now = dnsA.a("ours.istio.example");
+            assertEquals(1, now.size());
+            assertTrue(now.get(0).startsWith("240.240.") && !now.get(0).equals(ours), "own VIP moved off the Istio-held " + ours + ": " + now);
+        });
+        assertEquals(dnsA.a("ours.istio.example"), dnsB.a("ours.istio.example"), "the new VIP is the same on every node");
+
+        // The opt-out label: no VIP from Istio, none from us (node A's suffix zone then answers the placeholder).
+        GenericKubernetesResource optOut = serviceEntry("opt-out", List.of("opt-out.service.entry"), List.of());
+        optOut.getMetadata().setLabels(Map.of("networking.istio.io/enable-autoallocate-ip", "false"));
+        ses.resource(optOut).create();
+        await().atMost(WAIT).until(() -> entry(new ObjectRef("east", Kind.SERVICE_ENTRY, "shop", "opt-out")).isPresent());
+        assertEquals(List.of(PLACEHOLDER), dnsA.a("opt-out.service.entry"));
+        assertTrue(((CatalogEntry.ServiceEntry) entry(new ObjectRef("east", Kind.SERVICE_ENTRY, "shop", "opt-out")).orElseThrow())
+                .allocatedVips().isEmpty());
+    }
+
+    @Test
+    @Order(14)
+    void exportToIsAppliedPerClientPodNamespace() throws Exception {
+        KubernetesClient e = east.client();
+        // Two pods of two namespaces, on loopback addresses the queries are then sent from.
+        pod(e, "shop", "client-shop", "127.0.0.2");
+        pod(e, "default", "client-default", "127.0.0.3");
+        var ses = e.genericKubernetesResources("networking.istio.io/v1", "ServiceEntry").inNamespace("shop");
+        GenericKubernetesResource own = serviceEntry("own-ns", List.of("own.export.example"), List.of("192.0.2.90"));
+        spec(own).put("exportTo", List.of("."));
+        ses.resource(own).create();
+        Dns fromShop = dnsA.from("127.0.0.2");
+        Dns fromDefault = dnsA.from("127.0.0.3");
+        Dns fromNoPod = dnsA.from("127.0.0.9");
+        awaitAnswer(fromShop, "own.export.example", List.of("192.0.2.90"));
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
+                assertFalse(fromDefault.a("own.export.example").contains("192.0.2.90"), "not exported to default"));
+        assertFalse(fromNoPod.a("own.export.example").contains("192.0.2.90"), "an unknown client sees only '*'");
+        assertEquals(List.of("192.0.2.90"), fromShop.a("own.export.example"), "still there for its own namespace");
+
+        // A Service with the exportTo annotation: visible in its namespace; elsewhere the placeholder, as for no Service.
+        Service internal = clusterIp("internal", "10.96.0.70");
+        internal.getMetadata().setAnnotations(Map.of("networking.istio.io/exportTo", "."));
+        e.services().inNamespace("shop").resource(internal).create();
+        awaitAnswer(fromShop, "internal.shop.svc.cluster.local", List.of("10.96.0.70"));
+        awaitAnswer(fromDefault, "internal.shop.svc.cluster.local", List.of(PLACEHOLDER));
+    }
+
+    private static void pod(KubernetesClient c, String namespace, String name, String ip) {
+        io.fabric8.kubernetes.api.model.Pod p = new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
+                .withNewSpec().addNewContainer().withName("app").withImage("app").endContainer().endSpec()
+                .withNewStatus().withPhase("Running").withPodIP(ip).addNewPodIP().withIp(ip).endPodIP().endStatus().build();
+        c.pods().inNamespace(namespace).resource(p).create();
+        if (c.pods().inNamespace(namespace).withName(name).get().getStatus() == null
+                || c.pods().inNamespace(namespace).withName(name).get().getStatus().getPodIP() == null) {
+            c.pods().inNamespace(namespace).resource(p).updateStatus();
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(GenericKubernetesResource r) {
+        return (Map<String, Object>) r.getAdditionalProperties().get("spec");
+    }
+
+    /** {@code status.addresses} as Istio's auto-allocation writes it: one {host, value} per address. */
+    private static GenericKubernetesResource withStatus(GenericKubernetesResource r, Map<String, List<String>> byHost) {
+        List<Map<String, String>> addresses = new ArrayList<>();
+        byHost.forEach((host, ips) -> ips.forEach(ip -> addresses.add(Map.of("host", host, "value", ip))));
+        r.getAdditionalProperties().put("status", Map.of("addresses", addresses));
+        return r;
     }
 
     // ---- helpers ------------------------------------------------------------------------------------

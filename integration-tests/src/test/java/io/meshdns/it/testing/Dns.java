@@ -21,9 +21,23 @@ public final class Dns {
     private final SimpleResolver resolver;
 
     public Dns(int port) {
+        this(port, null);
+    }
+
+    /**
+     * Queries sent from {@code sourceAddress} (a loopback address such as 127.0.0.2, standing for one pod's IP), so
+     * the server sees that client; null: the resolver's default.
+     */
+    public Dns(int port, String sourceAddress) {
         resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
         resolver.setPort(port);
         resolver.setTimeout(Duration.ofSeconds(1));
+        if (sourceAddress != null) resolver.setLocalAddress(new java.net.InetSocketAddress(sourceAddress, 0));
+    }
+
+    /** The same server, asked from {@code sourceAddress}. */
+    public Dns from(String sourceAddress) {
+        return new Dns(resolver.getAddress().getPort(), sourceAddress);
     }
 
     public Message query(String name, int type) {

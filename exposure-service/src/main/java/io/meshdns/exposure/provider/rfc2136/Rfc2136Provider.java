@@ -1,13 +1,15 @@
 package io.meshdns.exposure.provider.rfc2136;
 
 import io.meshdns.exposure.endpoint.Endpoint;
-import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.plan.Changes;
 import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.exposure.provider.RecordLevelProvider;
 import io.meshdns.exposure.provider.RecordOp;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,23 +44,43 @@ import org.xbill.DNS.ZoneTransferIn;
  * so a Knot AXFR split over many messages verifies (ExternalDNS bug #6732). Every type is read back,
  * SRV and MX included, unlike ExternalDNS's rfc2136 provider.
  *
+ * <p>Incremental reads: before each AXFR the zone's SOA serial is asked for (one small signed query);
+ * when it equals the serial of our last transfer and we have not written to the zone since, the
+ * records of that transfer are reused and no AXFR is made.
+ *
  * <p>Writing: one UPDATE message per zone carries a whole batch; it is split only when it would
  * exceed 64 KiB (the TCP message limit), and never inside one operation, so an RRset replace
- * (delete RRset + add) is always atomic. The response's rcode and TSIG are both checked.
+ * (delete RRset + add) is always atomic. The response's rcode and TSIG are both checked. An
+ * operation that cannot be sent at all (no configured zone holds the name, a CNAME at a zone apex,
+ * an RRset bigger than one message, a value the type cannot hold) and an UPDATE the server refuses
+ * are reported as {@link ProviderException#rejected() rejected}, so the caller can publish the rest.
+ *
+ * <p>TTL: a record without one gets {@code defaultTtl} (ExternalDNS's rfc2136 writes 0), and no
+ * record is written below {@code minTtl} (ExternalDNS's --rfc2136-min-ttl, a floor).
  */
-public final class Rfc2136Provider implements Provider {
+public final class Rfc2136Provider implements RecordLevelProvider {
 
     private static final Logger LOG = Logger.getLogger(Rfc2136Provider.class);
     /** Leave room for the header, zone section and TSIG record under the 65535-byte TCP limit. */
     static final int MAX_UPDATE_BYTES = 65535 - 1024;
 
     public record Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout,
-                           long defaultTtl) {
+                           long defaultTtl, long minTtl) {
+        public Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout, long defaultTtl) {
+            this(host, port, zones, tsig, timeout, defaultTtl, 0);
+        }
     }
 
     private final Settings settings;
     private final List<Name> zones;
     private int lastUpdateMessages;
+    private int lastTransfers;
+    private long lastReadBytes;
+    /** Per zone: the SOA serial of our last AXFR and its records; dropped when we write to the zone. */
+    private final Map<Name, ZoneCache> cache = new HashMap<>();
+
+    private record ZoneCache(long serial, List<Record> records) {
+    }
 
     public Rfc2136Provider(Settings settings) {
         this.settings = settings;
@@ -78,20 +100,36 @@ public final class Rfc2136Provider implements Provider {
         return lastUpdateMessages;
     }
 
+    /** DNS message bytes the last {@link #records} received: the SOA answers plus any AXFR (record wire size). */
+    public long lastReadBytes() {
+        return lastReadBytes;
+    }
+
+    /** How many AXFRs the last {@link #records} made (0 when every zone's serial was unchanged). */
+    public int lastTransfers() {
+        return lastTransfers;
+    }
+
     @Override
-    public List<Endpoint> records() throws ProviderException {
+    public synchronized List<Endpoint> records() throws ProviderException {
         var grouped = new LinkedHashMap<String, List<Record>>();
+        lastTransfers = 0;
+        lastReadBytes = 0;
         for (Name zone : zones) {
-            ZoneTransferIn xfr = ZoneTransferIn.newAXFR(zone,
-                    new InetSocketAddress(settings.host(), settings.port()), settings.tsig().orElse(null));
-            xfr.setTimeout(settings.timeout());
-            try {
-                xfr.run();
-            } catch (Exception e) {
-                throw new ProviderException("AXFR of " + zone + " from " + settings.host() + ":" + settings.port()
-                        + " failed: " + e.getMessage(), e);
+            Optional<Long> serial = serial(zone);
+            ZoneCache cached = cache.get(zone);
+            List<Record> zoneRecords;
+            if (cached != null && serial.isPresent() && serial.get() == cached.serial()) {
+                zoneRecords = cached.records();
+            } else {
+                zoneRecords = transfer(zone);
+                lastTransfers++;
+                for (Record r : zoneRecords) lastReadBytes += r.toWire(Section.ANSWER).length;
+                long transferred = zoneRecords.stream().filter(r -> r.getType() == Type.SOA).mapToLong(r -> ((org.xbill.DNS.SOARecord) r).getSerial()).findFirst().orElse(-1);
+                if (transferred >= 0) cache.put(zone, new ZoneCache(transferred, zoneRecords));
+                else cache.remove(zone);
             }
-            for (Record r : xfr.getAXFR()) {
+            for (Record r : zoneRecords) {
                 if (r.getType() == Type.SOA) continue;
                 grouped.computeIfAbsent(r.getName().toString().toLowerCase() + " " + r.getType(), k -> new ArrayList<>()).add(r);
             }
@@ -114,12 +152,64 @@ public final class Rfc2136Provider implements Provider {
         return out;
     }
 
+    private List<Record> transfer(Name zone) throws ProviderException {
+        ZoneTransferIn xfr = ZoneTransferIn.newAXFR(zone,
+                new InetSocketAddress(settings.host(), settings.port()), settings.tsig().orElse(null));
+        xfr.setTimeout(settings.timeout());
+        try {
+            xfr.run();
+        } catch (Exception e) {
+            throw new ProviderException("AXFR of " + zone + " from " + settings.host() + ":" + settings.port()
+                    + " failed: " + e.getMessage(), e);
+        }
+        return List.copyOf(xfr.getAXFR());
+    }
+
+    /** The zone's SOA serial as the server says now; empty when it does not answer one (then we transfer). */
+    private Optional<Long> serial(Name zone) {
+        try {
+            SimpleResolver resolver = new SimpleResolver(new InetSocketAddress(settings.host(), settings.port()));
+            resolver.setTimeout(settings.timeout());
+            settings.tsig().ifPresent(resolver::setTSIGKey);
+            Message response = resolver.send(Message.newQuery(Record.newRecord(zone, Type.SOA, DClass.IN)));
+            lastReadBytes += response.toWire().length;
+            if (response.getRcode() != Rcode.NOERROR || (settings.tsig().isPresent() && !response.isVerified())) {
+                return Optional.empty();
+            }
+            for (Record r : response.getSection(Section.ANSWER)) {
+                if (r instanceof org.xbill.DNS.SOARecord soa && soa.getName().equals(zone)) return Optional.of(soa.getSerial());
+            }
+        } catch (Exception e) {
+            LOG.debugf("SOA query for %s failed (%s): transferring the zone", zone, e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    /** RRset-level changes as UPDATE operations: create and update replace the RRset, delete removes it. */
     @Override
+    public void apply(Changes changes) throws ProviderException {
+        var ops = new ArrayList<RecordOp>();
+        changes.create().forEach(e -> ops.add(new RecordOp.ReplaceRRset(e)));
+        changes.updateNew().forEach(e -> ops.add(new RecordOp.ReplaceRRset(e)));
+        changes.delete().forEach(e -> ops.add(new RecordOp.DeleteRRset(e)));
+        applyRecordOps(ops);
+    }
+
+    /** Record-level operations (the registry's multi-owner writes). */
     public void apply(List<RecordOp> ops) throws ProviderException {
+        applyRecordOps(ops);
+    }
+
+    @Override
+    public synchronized void applyRecordOps(List<RecordOp> ops) throws ProviderException {
         var byZone = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
         for (RecordOp op : ops) {
-            Name zone = zoneOf(op.endpoint().dnsName())
-                    .orElseThrow(() -> new ProviderException("no configured zone contains " + op.endpoint().dnsName()));
+            String name = op.endpoint().dnsName();
+            Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
+            if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
+                    && !(op instanceof RecordOp.DeleteRecords)) {
+                throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
+            }
             byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
         }
         int sent = 0;
@@ -127,8 +217,13 @@ public final class Rfc2136Provider implements Provider {
             int empty = 12 + entry.getKey().length() + 4;
             Update update = new Update(entry.getKey());
             int size = empty;
+            cache.remove(entry.getKey()); // whatever happens next, our copy of the zone is no longer the server's
             for (var op : entry.getValue()) {
                 int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                if (opSize + empty > MAX_UPDATE_BYTES) {
+                    throw ProviderException.rejected(op.getKey().endpoint().dnsName() + " " + op.getKey().endpoint().recordType()
+                            + ": " + op.getValue().size() + " records (" + opSize + " bytes) do not fit in one UPDATE message");
+                }
                 if (size + opSize > MAX_UPDATE_BYTES && size > empty) {
                     send(update);
                     sent++;
@@ -160,7 +255,7 @@ public final class Rfc2136Provider implements Provider {
     /** Wire records for one op; for RRset-wide ops the first entry stands for the (name, type) header. */
     private List<Record> records(RecordOp op) throws ProviderException {
         Endpoint e = op.endpoint();
-        long ttl = e.ttl() == 0 ? settings.defaultTtl() : e.ttl();
+        long ttl = Math.max(settings.minTtl(), e.ttl() == 0 ? settings.defaultTtl() : e.ttl());
         Name name = absolute(e.dnsName());
         int type = Type.value(e.recordType());
         var out = new ArrayList<Record>();
@@ -191,7 +286,7 @@ public final class Rfc2136Provider implements Provider {
                     return Record.fromString(name, Type.value(type), DClass.IN, ttl, target, name);
             }
         } catch (Exception e) {
-            throw new ProviderException("cannot build " + type + " record " + name + " " + target + ": " + e.getMessage(), e);
+            throw ProviderException.rejected("cannot build " + type + " record " + name + " " + target + ": " + e.getMessage(), e);
         }
     }
 
@@ -236,6 +331,12 @@ public final class Rfc2136Provider implements Provider {
         }
         int rcode = response.getRcode();
         if (rcode != Rcode.NOERROR) {
+            // NOTAUTH is a key or permission problem of the whole setup, not of this data
+            boolean keyAccepted = response.getTSIG() == null || response.getTSIG().getError() == Rcode.NOERROR;
+            if (rcode != Rcode.NOTAUTH && keyAccepted) {
+                throw ProviderException.rejected("UPDATE of zone " + update.getQuestion().getName() + " at " + describe()
+                        + " refused: " + Rcode.string(rcode));
+            }
             throw new ProviderException("UPDATE of zone " + update.getQuestion().getName() + " at " + describe()
                     + " refused: " + Rcode.string(rcode) + (response.getTSIG() != null ? " (TSIG error " + Rcode.TSIGstring(response.getTSIG().getError()) + ")" : ""));
         }

@@ -1,0 +1,85 @@
+package io.meshdns.dns.kubernetes;
+
+import org.xbill.DNS.Name;
+
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What every record builder reads besides its own catalog entries: the node's settings, the local cluster,
+ * the gateways and the zones, fixed for one compiled state (a change of any recompiles everything). The two
+ * name caches only remember values computed from their keys, so sharing them keeps the builders pure.
+ */
+final class CompileInputs {
+    final MeshSettings settings;
+    /** Null: every cluster counts as local (a catalog that marks none). */
+    final String local;
+    final Map<String, List<InetAddress>> gateways;
+    final long ttl;
+    final Name zone;
+    final Name clusterset;
+    /** Authoritative placeholder suffix zones (empty unless the placeholder is on). */
+    final Set<Name> suffixZones;
+    /** Stale remote clusters whose entries are left out ({@code meshdns.dns.multicluster.stale-clusters=drop}). */
+    final Set<String> dropped;
+    private final Map<String, Name> nsSuffixes = new HashMap<>();
+    private final Map<String, Name> srvPrefixes = new HashMap<>();
+
+    CompileInputs(MeshSettings settings, String local, Map<String, List<InetAddress>> gateways, Set<Name> suffixZones,
+                  Set<String> dropped) {
+        this.dropped = Set.copyOf(dropped);
+        this.settings = settings;
+        this.local = local;
+        this.gateways = gateways;
+        this.ttl = settings.ttl();
+        this.zone = settings.clusterDomain();
+        this.clusterset = settings.clustersetDomain();
+        this.suffixZones = Set.copyOf(suffixZones);
+    }
+
+    boolean isLocal(String cluster) {
+        return local == null || local.equals(cluster);
+    }
+
+    /** {@code <ns>.svc.<domain>}, built once per namespace and domain. */
+    Name nsSuffix(String ns, Name domain) {
+        return nsSuffixes.computeIfAbsent(ns + "|" + domain, k -> Names.under(ns + ".svc", domain));
+    }
+
+    /** {@code _<port>._<proto>.<base>}; null when the port name is not a DNS label. */
+    Name srvOwner(Name base, io.meshdns.model.PortSpec p) {
+        Name prefix = srvPrefixes.computeIfAbsent(p.name() + "|" + p.protocol(), k -> relative(
+                "_" + p.name().toLowerCase(Locale.ROOT) + "._" + p.protocol().toLowerCase(Locale.ROOT)));
+        return prefix == null ? null : Names.concat(prefix, base);
+    }
+
+    boolean inOurZones(Name owner) {
+        if (owner.subdomain(zone) || owner.subdomain(clusterset)) return true;
+        for (Name suffix : suffixZones) {
+            if (owner.subdomain(suffix)) return true;
+        }
+        return false;
+    }
+
+    /** The zone key a ServiceEntry host's records go to: one of our zones, or null for the overlay. */
+    Name zoneKeyForHost(Name owner) {
+        if (owner.subdomain(zone)) return zone;
+        if (owner.subdomain(clusterset)) return clusterset;
+        for (Name suffix : suffixZones) {
+            if (owner.subdomain(suffix)) return suffix;
+        }
+        return null;
+    }
+
+    private static Name relative(String text) {
+        try {
+            return Name.fromString(text);
+        } catch (org.xbill.DNS.TextParseException e) {
+            return null;
+        }
+    }
+}

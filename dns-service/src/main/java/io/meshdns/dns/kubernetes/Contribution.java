@@ -1,0 +1,56 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.dns.kubernetes.Contributions.Emitted;
+import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import org.xbill.DNS.DClass;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.PTRRecord;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.ReverseMap;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything one contributor (one service name, one pod, one ServiceEntry host) produces: its records by zone,
+ * and what it adds to the answer-time index (names to spread, wildcard hosts outside our zones, export scopes).
+ * A record builder fills one and returns; the compiler files it. Nothing else is passed between them.
+ */
+final class Contribution {
+    final List<Emitted> records = new ArrayList<>();
+    final List<Name> spread = new ArrayList<>();
+    /** A/AAAA of wildcard ServiceEntry hosts outside our zones (owned by the wildcard name). */
+    final List<Record> wildcards = new ArrayList<>();
+    /** Export scopes of exact names (Service: whole subtree; ServiceEntry host: that name). */
+    final Map<Name, ExportScope> scopes = new LinkedHashMap<>();
+    /** Export scopes of wildcard hosts, by parent. */
+    final Map<Name, ExportScope> wildcardScopes = new LinkedHashMap<>();
+    /** The {@code <svc>.<ns>.svc.<zone>} a Service holds (null for other contributors, or a group without a Service). */
+    Name serviceName;
+    private final List<String> warnings;
+
+    Contribution(List<String> warnings) {
+        this.warnings = warnings;
+    }
+
+    /** {@code zoneKey}: a zone origin, or null for the non-authoritative overlay. */
+    void add(Name zoneKey, Record r) {
+        records.add(new Emitted(zoneKey, r));
+    }
+
+    void ptr(InetAddress ip, Name target, long ttl) {
+        records.add(new Emitted(null, new PTRRecord(ReverseMap.fromAddress(ip), DClass.IN, ttl, target)));
+    }
+
+    void warn(String warning) {
+        warnings.add(warning);
+    }
+
+    boolean isEmpty() {
+        return records.isEmpty() && spread.isEmpty() && wildcards.isEmpty() && scopes.isEmpty() && wildcardScopes.isEmpty()
+                && serviceName == null;
+    }
+}

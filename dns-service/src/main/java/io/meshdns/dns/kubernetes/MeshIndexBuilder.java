@@ -1,0 +1,86 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import io.meshdns.model.ShardedMap;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Record;
+
+import java.net.InetAddress;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds successive {@link MeshIndex}es that share every untouched shard with the previous one: each compile
+ * operation opens an {@link Edit}, changes what it recompiled, and {@linkplain Edit#build builds} the next index.
+ * Not thread-safe (the compiler serialises operations).
+ */
+final class MeshIndexBuilder {
+    private ShardedMap<String, Boolean> namespaces = ShardedMap.empty();
+    private ShardedMap<InetAddress, String> podNamespaceByIp = ShardedMap.empty();
+    private ShardedMap<Name, Boolean> serviceNames = ShardedMap.empty();
+    private ShardedMap<Name, Boolean> spreadNames = ShardedMap.empty();
+    private ShardedMap<Name, ExportScope> exportScopes = ShardedMap.empty();
+    private ShardedMap<Name, ExportScope> wildcardExportScopes = ShardedMap.empty();
+    private Map<Name, List<Record>> wildcardHosts = Map.of();
+    private List<InetAddress> placeholderAddresses = List.of();
+    private MeshIndex current = MeshIndex.EMPTY;
+
+    MeshIndex current() {
+        return current;
+    }
+
+    Edit edit() {
+        return new Edit();
+    }
+
+    /** The changes of one operation; {@link #build} publishes them. */
+    final class Edit {
+        final ShardedMap.Editor<String, Boolean> namespaces = MeshIndexBuilder.this.namespaces.edit();
+        final ShardedMap.Editor<InetAddress, String> podNamespaceByIp = MeshIndexBuilder.this.podNamespaceByIp.edit();
+        final ShardedMap.Editor<Name, Boolean> serviceNames = MeshIndexBuilder.this.serviceNames.edit();
+        final ShardedMap.Editor<Name, Boolean> spreadNames = MeshIndexBuilder.this.spreadNames.edit();
+        final ShardedMap.Editor<Name, ExportScope> exportScopes = MeshIndexBuilder.this.exportScopes.edit();
+        final ShardedMap.Editor<Name, ExportScope> wildcardExportScopes = MeshIndexBuilder.this.wildcardExportScopes.edit();
+        private Map<Name, List<Record>> wildcards;
+        private List<InetAddress> placeholder;
+
+        /** Replaces the placeholder Service's addresses. */
+        void placeholderAddresses(List<InetAddress> ips) {
+            placeholder = List.copyOf(ips);
+        }
+
+        /** Replaces the wildcard hosts (null: unchanged). */
+        void wildcardHosts(Map<Name, List<Record>> all) {
+            wildcards = all;
+        }
+
+        /** Moves what {@code before} put into the index to what {@code after} puts there. */
+        void replace(Contribution before, Contribution after) {
+            if (before != null) {
+                for (Name n : before.spread) spreadNames.remove(n);
+                for (Name n : before.scopes.keySet()) exportScopes.remove(n);
+                for (Name n : before.wildcardScopes.keySet()) wildcardExportScopes.remove(n);
+            }
+            if (after != null) {
+                for (Name n : after.spread) spreadNames.put(n, Boolean.TRUE);
+                after.scopes.forEach(exportScopes::put);
+                after.wildcardScopes.forEach(wildcardExportScopes::put);
+            }
+        }
+
+        MeshIndex build(long version) {
+            MeshIndexBuilder b = MeshIndexBuilder.this;
+            b.namespaces = namespaces.build();
+            b.podNamespaceByIp = podNamespaceByIp.build();
+            b.serviceNames = serviceNames.build();
+            b.spreadNames = spreadNames.build();
+            b.exportScopes = exportScopes.build();
+            b.wildcardExportScopes = wildcardExportScopes.build();
+            if (wildcards != null) b.wildcardHosts = wildcards;
+            if (placeholder != null) b.placeholderAddresses = placeholder;
+            b.current = new MeshIndex(b.namespaces.keySet(), b.podNamespaceByIp, b.serviceNames.keySet(), b.spreadNames.keySet(),
+                    b.wildcardHosts, b.exportScopes, b.wildcardExportScopes, b.placeholderAddresses, version);
+            return b.current;
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.meshdns.dns.kubernetes;
+
+import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import io.meshdns.model.CatalogEntry;
+import org.xbill.DNS.Name;
+
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * The records of one ServiceEntry host, from every ServiceEntry that names it. Pure.
+ *
+ * <p><b>Several entries for one host</b> are not unioned (two entries' Istio VIPs would both be answered, and
+ * sidecars route each to its own entry's config): one entry answers. The candidates are ordered local cluster
+ * first, then by namespace, name and cluster; the first one with addresses of the best kind answers, the kinds
+ * being, in order: its own {@code spec.addresses}; the VIPs discovery chose for the host ({@code allocatedVips}:
+ * Istio's {@code status.addresses}, or discovery's own); the IP endpoints of a DNS/STATIC entry. The host is
+ * visible to every namespace any of the entries exports it to.
+ */
+final class ServiceEntryRecords {
+    private ServiceEntryRecords() {
+    }
+
+    /** Local cluster's entries first, then namespace, name, cluster: the same order on every node of a cluster. */
+    static Comparator<CatalogEntry.ServiceEntry> order(CompileInputs in) {
+        return Comparator.<CatalogEntry.ServiceEntry, Boolean>comparing(se -> !in.isLocal(se.cluster()))
+                .thenComparing(CatalogEntry.ServiceEntry::namespace)
+                .thenComparing(CatalogEntry.ServiceEntry::name)
+                .thenComparing(CatalogEntry.ServiceEntry::cluster);
+    }
+
+    /**
+     * @param host          the host, lower case, without trailing dot
+     * @param entries       every entry naming it, in {@link #order} order
+     * @param serviceExists whether a Kubernetes Service holds a name (it wins over a ServiceEntry host in the cluster domain)
+     */
+    static void build(CompileInputs in, String host, List<CatalogEntry.ServiceEntry> entries, Predicate<Name> serviceExists,
+                      Contribution out) {
+        if (entries.isEmpty()) return;
+        Name owner = Names.under(host, Name.root);
+        if (owner == null) {
+            out.warn("ServiceEntry " + entries.get(0).ref() + ": host '" + host + "' is not a DNS name");
+            return;
+        }
+        List<InetAddress> ips = List.of();
+        for (int kind = 0; kind < 3 && ips.isEmpty(); kind++) {
+            for (CatalogEntry.ServiceEntry se : entries) {
+                ips = addresses(se, host, kind, out);
+                if (!ips.isEmpty()) break;
+            }
+        }
+        if (ips.isEmpty()) return; // nothing to answer: the name forwards (or gets the placeholder under a suffix)
+        List<ExportScope> scopes = new ArrayList<>();
+        for (CatalogEntry.ServiceEntry se : entries) {
+            scopes.add(ExportScopes.of(se.exportTo(), se.namespace(), in.settings.defaultExportTo(), false));
+        }
+        ExportScope scope = ExportScopes.union(scopes);
+        if (owner.isWild() && !in.inOurZones(owner)) {
+            // Outside our zones a wildcard cannot live in the exact-match overlay: answered before forwarding.
+            for (InetAddress ip : ips) out.wildcards.add(MeshZoneCompiler.address(owner, in.ttl, ip));
+            if (scope != null) out.wildcardScopes.put(new Name(owner, 1), scope);
+            return;
+        }
+        Name zoneKey = in.zoneKeyForHost(owner);
+        if (in.zone.equals(zoneKey) && serviceExists.test(owner)) return; // a Kubernetes service of that name wins
+        Set<InetAddress> done = new LinkedHashSet<>(ips);
+        for (InetAddress ip : done) out.add(zoneKey, MeshZoneCompiler.address(owner, in.ttl, ip));
+        if (scope != null) {
+            if (owner.isWild()) out.wildcardScopes.put(new Name(owner, 1), scope);
+            else out.scopes.put(owner, scope);
+        }
+    }
+
+    /** The entry's addresses of one kind for {@code host}: 0 = spec.addresses, 1 = allocatedVips, 2 = IP endpoints. */
+    private static List<InetAddress> addresses(CatalogEntry.ServiceEntry se, String host, int kind, Contribution out) {
+        return switch (kind) {
+            case 0 -> {
+                List<InetAddress> own = new ArrayList<>();
+                for (String a : se.addresses()) {
+                    InetAddress ip = Names.ip(hostPart(a));
+                    if (ip == null) out.warn("ServiceEntry " + se.ref() + ": address '" + a + "' is not an IP or single-host CIDR, not published");
+                    else own.add(ip);
+                }
+                yield own;
+            }
+            case 1 -> parseAll(se.allocatedVips().getOrDefault(host, se.allocatedVips().getOrDefault(host + ".", List.of())));
+            default -> "DNS".equalsIgnoreCase(se.resolution()) || "STATIC".equalsIgnoreCase(se.resolution())
+                    || "DNS_ROUND_ROBIN".equalsIgnoreCase(se.resolution()) ? parseAll(se.endpointAddresses()) : List.of();
+        };
+    }
+
+    private static List<InetAddress> parseAll(List<String> texts) {
+        List<InetAddress> out = new ArrayList<>();
+        for (String t : texts) {
+            InetAddress ip = Names.ip(hostPart(t));
+            if (ip != null) out.add(ip);
+        }
+        return out;
+    }
+
+    /** {@code 10.0.0.1/32} → {@code 10.0.0.1}; other prefixes stay as they are (and then fail to parse as an IP). */
+    static String hostPart(String text) {
+        int slash = text.indexOf('/');
+        if (slash < 0) return text;
+        String prefix = text.substring(slash + 1);
+        String host = text.substring(0, slash);
+        return (prefix.equals("32") && host.indexOf(':') < 0) || (prefix.equals("128") && host.indexOf(':') >= 0) ? host : text;
+    }
+
+    /** A host as the index keys it: lower case, no trailing dot. */
+    static String key(String host) {
+        return ClusterDomainRecords.stripDot(host.toLowerCase(java.util.Locale.ROOT));
+    }
+}

@@ -1,0 +1,128 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.InvalidConfigException;
+import io.meshdns.dns.metrics.DnsMetrics;
+import io.netty.channel.epoll.Epoll;
+import io.vertx.core.Vertx;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+
+/**
+ * When the listeners open and close: both on one port (with port 0, UDP picks it and TCP takes the same,
+ * retried), optionally with SO_REUSEPORT, and on stop a drain period during which they keep answering.
+ *
+ * <p>Why the drain comes before the close, not after a "stop reading": with SO_REUSEPORT the kernel
+ * hashes each client flow to one of the sockets sharing the port, and keeps hashing to ours until it is
+ * closed. A socket that stopped reading would let its flows' queries pile up and be dropped; one that
+ * keeps answering until the replacement has been up for the drain period loses only what sits in its
+ * receive buffer at the instant it closes (measured: see the module README).
+ */
+final class ListenerLifecycle {
+    private static final Logger LOG = Logger.getLogger(ListenerLifecycle.class);
+    private static final int BIND_ATTEMPTS = 5;
+
+    private final Vertx vertx;
+    private final ServerSettings settings;
+    private final int udpReceiveBuffer;
+    private final RequestProcessor processor;
+    private final DnsMetrics metrics;
+    private final ListenerMetrics listenerMetrics;
+    private volatile UdpListener udp;
+    private volatile TcpListener tcp;
+    private volatile int port = -1;
+    private volatile boolean draining;
+
+    ListenerLifecycle(Vertx vertx, ServerSettings settings, int udpReceiveBuffer, RequestProcessor processor,
+                      DnsMetrics metrics, ListenerMetrics listenerMetrics) {
+        this.vertx = vertx;
+        this.settings = settings;
+        this.udpReceiveBuffer = udpReceiveBuffer;
+        this.processor = processor;
+        this.metrics = metrics;
+        this.listenerMetrics = listenerMetrics;
+    }
+
+    /** Fails the start, naming the key, when reuse-port is asked for on a transport that cannot do it. */
+    static void checkReusePort(Vertx vertx, ServerSettings settings) {
+        if (!settings.reusePort()) {
+            return;
+        }
+        if (!Epoll.isAvailable()) {
+            throw new InvalidConfigException(ServerConfig.REUSE_PORT, "needs Netty's native epoll transport, which cannot load here ("
+                    + Epoll.unavailabilityCause() + ")");
+        }
+        if (!vertx.isNativeTransportEnabled()) {
+            throw new InvalidConfigException(ServerConfig.REUSE_PORT,
+                    "needs the native epoll transport: set quarkus.vertx.prefer-native-transport=true");
+        }
+    }
+
+    /** Binds UDP, then TCP on the same port; returns the port. */
+    int start() throws Exception {
+        Exception last = null;
+        for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
+            try {
+                UdpListener socket = UdpListener.bind(vertx, settings, udpReceiveBuffer, settings.port(), processor, metrics);
+                int bound = socket.port();
+                try {
+                    tcp = TcpListener.bind(vertx, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);
+                } catch (Exception e) {
+                    socket.close();
+                    throw e;
+                }
+                udp = socket;
+                port = bound;
+                return bound;
+            } catch (Exception e) {
+                last = e;
+                if (settings.port() != 0) {
+                    break; // a fixed port that is taken will not free itself by retrying
+                }
+                LOG.debugf("port 0: TCP could not take the UDP port (attempt %d): %s", attempt, e.getMessage());
+            }
+        }
+        String hint = settings.reusePort() ? "" : " (another instance on this port? " + ServerConfig.REUSE_PORT + "=true lets two share it)";
+        throw new IllegalStateException("cannot bind UDP+TCP on " + settings.bindAddress() + " port " + settings.port()
+                + " (" + ServerConfig.BIND_ADDRESS + ", " + ServerConfig.PORT + "): " + last.getMessage() + hint, last);
+    }
+
+    /** -1 before start and once closed. */
+    int port() {
+        return port;
+    }
+
+    /** Bound and not draining: what readiness reports, so no new traffic is steered here while we drain. */
+    boolean serving() {
+        return port > 0 && !draining;
+    }
+
+    /** Keeps answering for the drain period (when there are listeners to drain), then closes TCP and UDP. */
+    void stop() {
+        if (port <= 0) {
+            return;
+        }
+        Duration drain = settings.drain();
+        if (!drain.isZero()) {
+            draining = true;
+            LOG.infof("draining: still answering on port %d for %s, then closing", port, drain);
+            try {
+                Thread.sleep(drain.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        close();
+        LOG.infof("listeners on port %d closed", port);
+        port = -1;
+    }
+
+    private void close() {
+        if (tcp != null) {
+            tcp.close();
+        }
+        if (udp != null) {
+            udp.close();
+        }
+    }
+}

@@ -1,0 +1,244 @@
+package io.meshdns.dns.server;
+
+import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.Transport;
+import io.meshdns.dns.metrics.DnsMetrics;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.parsetools.RecordParser;
+import org.jboss.logging.Logger;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The TCP listener (RFC 7766): two-byte length framing reassembled across segments, pipelined queries
+ * answered as each completes (in any order), an idle timeout, and the limits that keep one client from
+ * taking TCP down for the others:
+ * <ul>
+ *   <li>a connection whose answers the client does not read stops being read (its queued output
+ *       beyond {@code tcp.output-buffer} pauses it, the kernel's window then stops the client); paused
+ *       and not draining, it goes idle and the idle timeout closes it; output past four times the
+ *       buffer (answers still in flight when it paused) closes it at once;</li>
+ *   <li>at most {@link #MAX_IN_FLIGHT} queries of one connection are being answered at a time;</li>
+ *   <li>global and per-client connection caps, checked at accept;</li>
+ *   <li>an absolute age, so trickling a byte per second to keep the idle timer alive (slowloris)
+ *       holds a connection no longer than {@code tcp.max-connection-age}.</li>
+ * </ul>
+ */
+final class TcpListener {
+    private static final Logger LOG = Logger.getLogger(TcpListener.class);
+    /** Queries of one connection being answered at once (forwarded ones wait for upstreams); more pause its reading. */
+    static final int MAX_IN_FLIGHT = 128;
+
+    private final NetServer server;
+    private final ServerSettings.TcpLimits limits;
+    private final ClientAcl acl;
+    private final RequestProcessor processor;
+    private final DnsMetrics metrics;
+    private final ListenerMetrics listenerMetrics;
+    private final Vertx vertx;
+    private final ConcurrentMap<String, Integer> perClient = new ConcurrentHashMap<>();
+
+    private TcpListener(Vertx vertx, NetServer server, ServerSettings settings, RequestProcessor processor,
+                        DnsMetrics metrics, ListenerMetrics listenerMetrics) {
+        this.vertx = vertx;
+        this.server = server;
+        this.limits = settings.tcp();
+        this.acl = settings.acl();
+        this.processor = processor;
+        this.metrics = metrics;
+        this.listenerMetrics = listenerMetrics;
+    }
+
+    static TcpListener bind(Vertx vertx, ServerSettings settings, boolean reusePort, int port, RequestProcessor processor,
+                            DnsMetrics metrics, ListenerMetrics listenerMetrics) throws Exception {
+        NetServer server = vertx.createNetServer(new NetServerOptions()
+                .setIdleTimeout((int) settings.tcp().idleTimeout().toMillis())
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setReusePort(reusePort)
+                .setTcpNoDelay(true)
+                .setTcpKeepAlive(false));
+        TcpListener listener = new TcpListener(vertx, server, settings, processor, metrics, listenerMetrics);
+        server.connectHandler(listener::onConnection);
+        try {
+            server.listen(port, settings.bindAddress()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            server.close();
+            throw e;
+        }
+        return listener;
+    }
+
+    int port() {
+        return server.actualPort();
+    }
+
+    /** Stops accepting and closes every connection; returns when done (or after 5 s). */
+    void close() {
+        try {
+            server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debugf("tcp close: %s", e.getMessage());
+        }
+    }
+
+    private void onConnection(NetSocket socket) {
+        String host = socket.remoteAddress().host();
+        if (!acl.allows(host)) {
+            metrics.aclDropped(true);
+            socket.close();
+            return;
+        }
+        String refusal = admit(host);
+        if (refusal != null) {
+            listenerMetrics.refused(refusal);
+            socket.close();
+            return;
+        }
+        new Connection(socket, host);
+    }
+
+    /** Takes a slot for {@code host}, or says which cap refuses it. */
+    private String admit(String host) {
+        if (listenerMetrics.open().incrementAndGet() > limits.maxConnections()) {
+            listenerMetrics.open().decrementAndGet();
+            return ListenerMetrics.REFUSED_MAX_CONNECTIONS;
+        }
+        int mine = perClient.merge(host, 1, Integer::sum);
+        if (mine > limits.maxConnectionsPerClient()) {
+            release(host);
+            return ListenerMetrics.REFUSED_PER_CLIENT;
+        }
+        return null;
+    }
+
+    private void release(String host) {
+        perClient.computeIfPresent(host, (h, n) -> n <= 1 ? null : n - 1);
+        listenerMetrics.open().decrementAndGet();
+    }
+
+    /** One accepted connection; every field is touched only on its event loop. */
+    private final class Connection {
+        private final NetSocket socket;
+        private final Context context;
+        private final String host;
+        private final ClientInfo client;
+        private final RecordParser parser = RecordParser.newFixed(2);
+        private final long ageTimer;
+        private boolean expectLength = true;
+        private int inFlight;
+        private long queuedBytes;
+        private boolean paused;
+        private boolean closed;
+
+        Connection(NetSocket socket, String host) {
+            this.socket = socket;
+            this.context = vertx.getOrCreateContext();
+            this.host = host;
+            this.client = new ClientInfo(host, socket.remoteAddress().port(), host.indexOf(':') >= 0, Transport.TCP);
+            parser.handler(this::onFrame);
+            socket.handler(parser);
+            socket.drainHandler(v -> updateReading());
+            socket.exceptionHandler(e -> LOG.debugf("tcp %s: %s", host, e.getMessage()));
+            socket.closeHandler(v -> {
+                closed = true;
+                vertx.cancelTimer(ageTimerId());
+                release(host);
+            });
+            ageTimer = vertx.setTimer(limits.maxConnectionAge().toMillis(), id -> close(ListenerMetrics.CLOSED_AGE));
+        }
+
+        private long ageTimerId() {
+            return ageTimer;
+        }
+
+        private void onFrame(Buffer frame) {
+            if (closed) {
+                return;
+            }
+            if (expectLength) {
+                int length = frame.getUnsignedShort(0);
+                if (length == 0) {
+                    close(ListenerMetrics.CLOSED_MALFORMED);
+                    return;
+                }
+                expectLength = false;
+                parser.fixedSizeMode(length);
+                return;
+            }
+            expectLength = true;
+            parser.fixedSizeMode(2);
+            byte[] message = frame.getBytes();
+            if (message.length < 12) {
+                close(ListenerMetrics.CLOSED_MALFORMED); // not even a header: the stream cannot be trusted any more
+                return;
+            }
+            inFlight++;
+            updateReading();
+            processor.process(message, client, this::answerFromAnyThread);
+        }
+
+        /** Forwarded answers complete on other threads; the connection's state lives on its event loop. */
+        private void answerFromAnyThread(byte[] response) {
+            if (Vertx.currentContext() == context) {
+                answer(response);
+            } else {
+                context.runOnContext(v -> answer(response));
+            }
+        }
+
+        private void answer(byte[] response) {
+            inFlight--;
+            if (closed) {
+                return;
+            }
+            int length = response.length + 2;
+            if (queuedBytes + length > 4L * limits.outputBuffer()) {
+                // Answers that were in flight when reading paused still came in: the client reads nothing.
+                close(ListenerMetrics.CLOSED_OUTPUT);
+                return;
+            }
+            queuedBytes += length;
+            Buffer out = Buffer.buffer(length).appendUnsignedShort(response.length).appendBytes(response);
+            socket.write(out, done -> {
+                queuedBytes -= length;
+                updateReading();
+            });
+            updateReading();
+        }
+
+        /** Reads while the client takes its answers and few queries are pending; pauses otherwise. */
+        private void updateReading() {
+            if (closed) {
+                return;
+            }
+            boolean stop = queuedBytes >= limits.outputBuffer() || socket.writeQueueFull() || inFlight >= MAX_IN_FLIGHT;
+            if (stop && !paused) {
+                paused = true;
+                listenerMetrics.paused();
+                parser.pause();
+                socket.pause();
+            } else if (!stop && paused) {
+                paused = false;
+                socket.resume();
+                parser.resume();
+            }
+        }
+
+        private void close(String reason) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            listenerMetrics.closed(reason);
+            LOG.debugf("tcp %s closed: %s", host, reason);
+            socket.close();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.meshdns.exposure.provider.coredns;
+
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderContext;
+import io.meshdns.exposure.provider.ProviderFactory;
+import jakarta.inject.Singleton;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code meshdns.exposure.provider=coredns}: CoreDNS's etcd plugin records (SkyDNS format) in etcd v3. */
+@Singleton
+public final class CorednsProviderFactory implements ProviderFactory {
+
+    private final CorednsConfig config;
+
+    public CorednsProviderFactory(CorednsConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public String name() {
+        return "coredns";
+    }
+
+    @Override
+    public List<Provider> create(ProviderContext context) {
+        CorednsConfig c = config;
+        var urls = new ArrayList<URI>();
+        for (String u : c.etcdUrls()) {
+            URI uri;
+            try {
+                uri = URI.create(u.trim());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: '" + u + "' is not a URL");
+            }
+            if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
+                throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: '" + u + "' must start with http:// or https://");
+            }
+            urls.add(uri);
+        }
+        if (urls.isEmpty()) throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: at least one URL is required");
+        String prefix = c.prefix().trim();
+        if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.length() < 2) {
+            throw new IllegalArgumentException("meshdns.exposure.coredns.prefix: '" + c.prefix() + "' must start and end with '/' (e.g. /skydns/)");
+        }
+        return List.of(new CorednsProvider(urls, prefix, c.timeout(), context.domainFilter(), context.defaultTtl().orElse(0L)));
+    }
+}

@@ -1,0 +1,64 @@
+package io.meshdns.exposure.provider.rfc2136;
+
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderContext;
+import io.meshdns.exposure.provider.ProviderFactory;
+import jakarta.inject.Singleton;
+import java.util.List;
+import java.util.Optional;
+import org.xbill.DNS.TSIG;
+
+/** {@code meshdns.exposure.provider=rfc2136}: one RFC 2136 server (BIND9, Knot, PowerDNS with dnsupdate, ...). */
+@Singleton
+public final class Rfc2136ProviderFactory implements ProviderFactory {
+
+    private final Rfc2136Config config;
+
+    public Rfc2136ProviderFactory(Rfc2136Config config) {
+        this.config = config;
+    }
+
+    /** ExternalDNS's rfc2136 provider writes TTL 0 for a record that has none (its min-ttl defaults to 0). */
+    public static final long EXTERNAL_DNS_DEFAULT_TTL = 0;
+
+    @Override
+    public String name() {
+        return "rfc2136";
+    }
+
+    @Override
+    public List<Provider> create(ProviderContext context) {
+        Rfc2136Config r = config;
+        String host = r.host().filter(h -> !h.isBlank()).orElseThrow(() ->
+                new IllegalArgumentException("meshdns.exposure.rfc2136.host: required with meshdns.exposure.provider=rfc2136"));
+        return List.of(new Rfc2136Provider(settings(r, host, port("meshdns.exposure.rfc2136.port", r.port()), context,
+                EXTERNAL_DNS_DEFAULT_TTL)));
+    }
+
+    /** The settings of one target; zones, TSIG, timeout and TTLs come from {@code meshdns.exposure.rfc2136.*}. */
+    public static Rfc2136Provider.Settings settings(Rfc2136Config r, String host, int port, ProviderContext context,
+                                                    long providerDefaultTtl) {
+        List<String> zones = r.zones().orElse(List.of());
+        if (zones.isEmpty()) {
+            throw new IllegalArgumentException("meshdns.exposure.rfc2136.zones: at least one zone is required");
+        }
+        if (r.minTtl().isNegative()) {
+            throw new IllegalArgumentException("meshdns.exposure.rfc2136.min-ttl: must not be negative");
+        }
+        return new Rfc2136Provider.Settings(host, port, zones, tsig(r), r.timeout(),
+                context.defaultTtl().orElse(providerDefaultTtl), r.minTtl().toSeconds());
+    }
+
+    public static Optional<TSIG> tsig(Rfc2136Config r) {
+        if (r.tsigKeyName().isPresent() != r.tsigSecret().isPresent()) {
+            throw new IllegalArgumentException("meshdns.exposure.rfc2136.tsig-key-name and meshdns.exposure.rfc2136.tsig-secret: set both or neither");
+        }
+        if (r.tsigKeyName().isEmpty()) return Optional.empty();
+        return Optional.of(TsigKeys.create(r.tsigKeyName().get(), r.tsigSecret().get(), r.tsigAlgorithm()));
+    }
+
+    public static int port(String key, int port) {
+        if (port < 1 || port > 65535) throw new IllegalArgumentException(key + ": port " + port + " out of range 1..65535");
+        return port;
+    }
+}

@@ -1,0 +1,44 @@
+package io.meshdns.exposure.provider.webhook;
+
+import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.provider.ProviderContext;
+import io.meshdns.exposure.provider.ProviderFactory;
+import jakarta.inject.Singleton;
+import java.net.URI;
+import java.util.List;
+
+/** {@code meshdns.exposure.provider=webhook}: any ExternalDNS webhook provider (the sidecar protocol). */
+@Singleton
+public final class WebhookProviderFactory implements ProviderFactory {
+
+    private final WebhookConfig config;
+
+    public WebhookProviderFactory(WebhookConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public String name() {
+        return "webhook";
+    }
+
+    @Override
+    public List<Provider> create(ProviderContext context) {
+        WebhookConfig c = config;
+        String url = c.url().filter(u -> !u.isBlank()).orElseThrow(() ->
+                new IllegalArgumentException("meshdns.exposure.webhook.url: required with meshdns.exposure.provider=webhook"));
+        URI uri;
+        try {
+            uri = URI.create(url.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + url + "' is not a URL");
+        }
+        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
+            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + url + "' is not an http:// or https:// URL");
+        }
+        if (c.maxAttempts() < 1) {
+            throw new IllegalArgumentException("meshdns.exposure.webhook.max-attempts: must be at least 1");
+        }
+        return List.of(new WebhookProvider(uri, c.readTimeout().plus(c.writeTimeout()), c.maxAttempts()));
+    }
+}

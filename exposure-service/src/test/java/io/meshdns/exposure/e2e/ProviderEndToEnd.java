@@ -1,0 +1,122 @@
+package io.meshdns.exposure.e2e;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.meshdns.exposure.sync.ExposureController;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Service, Ingress and DNSEndpoint in the fabric8 CRUD server → the whole exposure-service → a real
+ * backend; the records and the ownership TXT as ExternalDNS writes them; update, delete, the
+ * foreign record untouched. One subclass per provider, each with its own Quarkus boot and backend.
+ */
+abstract class ProviderEndToEnd {
+
+    static final String CLAIM = "heritage=external-dns,external-dns/owner=test-cluster,external-dns/resource=";
+    static final ResourceDefinitionContext DNS_ENDPOINTS = new ResourceDefinitionContext.Builder()
+            .withGroup("externaldns.k8s.io").withVersion("v1alpha1").withKind("DNSEndpoint").withPlural("dnsendpoints").withNamespaced(true).build();
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    ExposureController controller;
+
+    @BeforeEach
+    void ready() {
+        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
+    }
+
+    List<String> read(String name, String type) {
+        try {
+            return Backends.reader.read(name, type);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    void reconcileUntil(String name, String type, List<String> expected) {
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            controller.reconcileNow();
+            return read(name, type).equals(expected);
+        });
+    }
+
+    void createService(String name, String host, String ip) {
+        client.services().resource(new ServiceBuilder().withNewMetadata().withNamespace("default").withName(name)
+                .withAnnotations(Map.of("external-dns.kubernetes.io/hostname", host)).endMetadata()
+                .withNewSpec().withType("LoadBalancer").withClusterIP("10.96.0.30").addNewPort().withPort(80).endPort().endSpec().build()).create();
+        setServiceIp(name, ip);
+    }
+
+    void setServiceIp(String name, String ip) {
+        Service withStatus = new ServiceBuilder(client.services().inNamespace("default").withName(name).get())
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp(ip).endIngress().endLoadBalancer().endStatus().build();
+        client.services().resource(withStatus).updateStatus();
+    }
+
+    @Test
+    void serviceIngressAndDnsEndpointArePublishedUpdatedAndDeleted() {
+        createService("web", "web.mesh.test", "203.0.113.10");
+        Ingress ing = new IngressBuilder().withNewMetadata().withNamespace("default").withName("site").endMetadata()
+                .withNewSpec().addNewRule().withHost("site.mesh.test").endRule().endSpec().build();
+        client.network().v1().ingresses().resource(ing).create();
+        client.network().v1().ingresses().resource(new IngressBuilder(client.network().v1().ingresses().inNamespace("default").withName("site").get())
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.20").endIngress().endLoadBalancer().endStatus().build())
+                .updateStatus();
+        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
+            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
+                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
+                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
+                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion().endSpec().build()).create();
+        }
+        client.genericKubernetesResources(DNS_ENDPOINTS).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
+                .withNewMetadata().withNamespace("default").withName("crd").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
+                        Map.of("dnsName", "crd.mesh.test", "recordType", "A", "targets", List.of("198.51.100.5"), "recordTTL", 120),
+                        Map.of("dnsName", "alias.mesh.test", "recordType", "CNAME", "targets", List.of("web.mesh.test"))))))
+                .build()).create();
+
+        reconcileUntil("web.mesh.test", "A", List.of("203.0.113.10"));
+        reconcileUntil("site.mesh.test", "A", List.of("203.0.113.20"));
+        reconcileUntil("crd.mesh.test", "A", List.of("198.51.100.5"));
+        assertEquals(List.of("web.mesh.test"), read("alias.mesh.test", "CNAME"));
+        assertEquals(List.of(CLAIM + "service/default/web"), read("a-web.mesh.test", "TXT"));
+        assertEquals(List.of(CLAIM + "ingress/default/site"), read("a-site.mesh.test", "TXT"));
+        assertEquals(List.of(CLAIM + "crd/default/crd"), read("a-crd.mesh.test", "TXT"));
+        assertEquals(List.of(CLAIM + "crd/default/crd"), read("cname-alias.mesh.test", "TXT"));
+
+        // converged: another pass changes nothing
+        assertEquals(0, controller.reconcileNow().stream().mapToInt(o -> o.ops().size()).sum());
+
+        setServiceIp("web", "203.0.113.11");
+        reconcileUntil("web.mesh.test", "A", List.of("203.0.113.11"));
+        assertEquals(List.of(CLAIM + "service/default/web"), read("a-web.mesh.test", "TXT"), "claim unchanged by the update");
+
+        client.services().inNamespace("default").withName("web").delete();
+        client.network().v1().ingresses().inNamespace("default").withName("site").delete();
+        client.genericKubernetesResources(DNS_ENDPOINTS).inNamespace("default").withName("crd").delete();
+        reconcileUntil("web.mesh.test", "A", List.of());
+        reconcileUntil("site.mesh.test", "A", List.of());
+        reconcileUntil("crd.mesh.test", "A", List.of());
+        assertEquals(List.of(), read("a-web.mesh.test", "TXT"));
+        assertEquals(List.of(), read("alias.mesh.test", "CNAME"));
+        assertEquals(List.of("192.0.2.99"), read("foreign.mesh.test", "A"), "the foreign record is untouched");
+    }
+}

@@ -1,0 +1,94 @@
+package io.meshdns.exposure.provider.coredns;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.plan.DomainFilter;
+import io.meshdns.exposure.plan.Policy;
+import io.meshdns.exposure.registry.TxtNameMapper;
+import io.meshdns.exposure.registry.TxtRegistry;
+import io.meshdns.exposure.source.Desired;
+import io.meshdns.exposure.sync.Reconciler;
+import io.meshdns.testsupport.dns.EtcdServer;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The coredns provider against a real etcd: keys and values as ExternalDNS's coredns provider writes them. */
+class CorednsProviderTest {
+
+    static EtcdServer etcd;
+    static final DomainFilter FILTER = new DomainFilter(List.of("example.org"), List.of(), Optional.empty(), Optional.empty());
+
+    @BeforeAll
+    static void start() throws Exception {
+        etcd = new EtcdServer().start();
+        etcd.put("/skydns/org/example/foreign/hand", "{\"host\":\"192.0.2.99\"}");
+        // ExternalDNS v0.22 wrote these: the data record and the typed TXT claim, each under a random label
+        etcd.put("/skydns/org/example/web/6a7f3c21", "{\"host\":\"203.0.113.20\",\"targetstrip\":1}");
+        etcd.put("/skydns/org/example/a-web/1b2c3d4e", "{\"text\":\"\\\"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web\\\"\",\"targetstrip\":1}");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        etcd.close();
+    }
+
+    static Reconciler reconciler(String owner) {
+        var provider = new CorednsProvider(List.of(URI.create(etcd.clientUrl())), "/skydns/", Duration.ofSeconds(5), FILTER, 0);
+        return new Reconciler(new TxtRegistry(provider, owner, TxtNameMapper.plain(), 0), Policy.SYNC, FILTER, false);
+    }
+
+    static Endpoint ep(String name, String type, String resource, long ttl, String... targets) {
+        return new Endpoint(name, type, List.of(targets), ttl, Map.of(Endpoint.RESOURCE_LABEL, resource), "");
+    }
+
+    @Test
+    void takesOverWritesUpdatesDeletesInExternalDnsFormat() throws Exception {
+        var r = reconciler("ext");
+        var takeover = r.reconcile(Desired.of(ep("web.example.org", "A", "service/shop/web", 0, "203.0.113.20")));
+        assertTrue(takeover.ops().isEmpty(), "ExternalDNS's keys taken over without a write: " + takeover.ops());
+        var before = etcd.range("/skydns/");
+
+        var desired = Desired.of(ep("web.example.org", "A", "service/shop/web", 0, "203.0.113.21"),
+                ep("api.example.org", "A", "service/shop/api", 60, "192.0.2.1", "192.0.2.2"),
+                ep("alias.example.org", "CNAME", "ingress/shop/alias", 0, "web.example.org"),
+                ep("registry.example.org", "SRV", "service/nsm/registry", 0, "0 0 5002 registry.example.org"),
+                ep("foreign.example.org", "A", "service/shop/foreign", 0, "192.0.2.1"));
+        var outcome = r.reconcile(desired);
+        var keys = etcd.range("/skydns/");
+        // the claim keeps its key and value; the changed target moves to a new random label, as ExternalDNS does it
+        assertEquals(before.get("/skydns/org/example/a-web/1b2c3d4e"), keys.get("/skydns/org/example/a-web/1b2c3d4e"));
+        assertEquals(List.of("{\"host\":\"203.0.113.21\",\"targetstrip\":1}"), keys.entrySet().stream()
+                .filter(e -> e.getKey().matches("/skydns/org/example/web/[0-9a-f]{8}")).map(Map.Entry::getValue).toList());
+        Pattern random = Pattern.compile("/skydns/org/example/api/[0-9a-f]{8}");
+        var api = keys.entrySet().stream().filter(e -> random.matcher(e.getKey()).matches()).map(Map.Entry::getValue).sorted().toList();
+        assertEquals(List.of("{\"host\":\"192.0.2.1\",\"ttl\":60,\"targetstrip\":1}", "{\"host\":\"192.0.2.2\",\"ttl\":60,\"targetstrip\":1}"), api);
+        assertTrue(keys.entrySet().stream().anyMatch(e -> e.getKey().matches("/skydns/org/example/a-api/[0-9a-f]{8}")
+                && e.getValue().equals("{\"text\":\"\\\"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/api\\\"\",\"targetstrip\":1}")), keys.toString());
+        assertTrue(keys.entrySet().stream().anyMatch(e -> e.getKey().matches("/skydns/org/example/alias/[0-9a-f]{8}")
+                && e.getValue().equals("{\"host\":\"web.example.org\",\"targetstrip\":1}")), keys.toString());
+        assertEquals("{\"host\":\"192.0.2.99\"}", keys.get("/skydns/org/example/foreign/hand"), "foreign key untouched");
+        // SRV cannot be held by CoreDNS's etcd format: refused, reported, the rest published
+        assertTrue(keys.keySet().stream().noneMatch(k -> k.contains("/registry")), keys.toString());
+        assertEquals(List.of("service/nsm/registry"), outcome.problems().stream().map(p -> p.resourceKey()).toList());
+
+        // a restart: a new provider converges without writes (the SRV stays refused)
+        var again = reconciler("ext").reconcile(desired);
+        assertEquals(1, again.changes().size(), again.changes().describe());
+
+        reconciler("ext").reconcile(Desired.of(ep("web.example.org", "A", "service/shop/web", 0, "203.0.113.21")));
+        keys = etcd.range("/skydns/");
+        assertTrue(keys.keySet().stream().noneMatch(k -> k.contains("/api/") || k.contains("/a-api/") || k.contains("/alias/")), keys.toString());
+        assertEquals("{\"host\":\"192.0.2.99\"}", keys.get("/skydns/org/example/foreign/hand"));
+        assertTrue(keys.keySet().stream().anyMatch(k -> k.matches("/skydns/org/example/web/[0-9a-f]{8}")), keys.toString());
+        assertTrue(keys.containsKey("/skydns/org/example/a-web/1b2c3d4e"));
+    }
+}
