@@ -36,7 +36,8 @@ class ExplainEndpointTest {
         try {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() ->
                     explain("registry.nsm-system." + RunningServices.DOMAIN, "SRV").path("rcode").asText().equals("NOERROR")
-                            && explain("reviews.shop.svc.cluster.local", "A").path("rcode").asText().equals("NOERROR"));
+                            && explain("reviews.shop.svc.cluster.local", "A").path("rcode").asText().equals("NOERROR")
+                            && explain("vault.service.entry", "A", "10.244.1.5").path("answer").toString().contains("192.0.2.50"));
         } catch (Throwable e) {
             throw new AssertionError(services.outputs(), e);
         }
@@ -45,6 +46,33 @@ class ExplainEndpointTest {
     @AfterAll
     static void stop() {
         if (services != null) services.close();
+    }
+
+    /** Asked as a pod (its address as {@code client}): its namespace decides exportTo and the search path. */
+    @ParameterizedTest(name = "{0} {1} from {2}: {4}")
+    @CsvSource(delimiter = '|', value = {
+            // name | type | client | rcode | rule | the why says | an answer record contains
+            "web.shop.shop.svc.cluster.local | A | 10.244.1.5 | NOERROR | autopath | CNAME to web.shop.svc.cluster.local. | 10.96.0.10",
+            "vault.service.entry | A | 10.244.1.5 | NOERROR | ServiceEntry host, its addresses | 192.0.2.50 | 192.0.2.50",
+            "vault.service.entry | A | 10.244.3.7 | NOERROR | placeholder | not exported to the client's namespace billing | 1.1.1.2",
+    })
+    void asAClient(String name, String type, String client, String rcode, String rule, String why, String record) throws Exception {
+        JsonNode e = explain(name, type, client);
+        assertEquals(rcode, e.path("rcode").asText(), e.toString());
+        assertEquals(rule, e.path("rule").asText(), e.toString());
+        assertTrue(e.path("why").asText().contains(why), e.toString());
+        assertTrue(e.path("answer").toString().contains(record), e.toString());
+    }
+
+    @Test
+    void aForwardedNameAskedTwiceIsFromTheUpstreamThenFromTheCache() throws Exception {
+        // The upstream (127.0.0.1:9) answers nothing: SERVFAIL, which the cache keeps for a few seconds.
+        JsonNode first = explain("twice.example.invalid", "A");
+        JsonNode second = explain("twice.example.invalid", "A");
+        assertEquals("forwarded", first.path("rule").asText(), first.toString());
+        assertEquals("FORWARDED", first.path("answerRule").asText(), first.toString());
+        assertEquals("forwarded, cached", second.path("rule").asText(), second.toString());
+        assertTrue(second.path("why").asText().contains("no upstream asked"), second.toString());
     }
 
     @ParameterizedTest(name = "{0} {1}: {3}")
@@ -93,7 +121,11 @@ class ExplainEndpointTest {
     }
 
     static JsonNode explain(String name, String type) throws Exception {
+        return explain(name, type, null);
+    }
+
+    static JsonNode explain(String name, String type, String client) throws Exception {
         return new ObjectMapper().readTree(RunningServices.get("http://127.0.0.1:" + services.dnsHttp + "/v1/explain?name="
-                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&type=" + type));
+                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&type=" + type + (client == null ? "" : "&client=" + client)));
     }
 }

@@ -49,7 +49,8 @@ final class RunningServices implements AutoCloseable {
         discovery = start("discovery-service", Map.of(
                 "meshdns.discovery.enabled-local-cluster", "false",
                 "meshdns.discovery.cluster-name", "east",
-                "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters").toString(),
+                "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters") + ","
+                        + QuarkusJarProcess.repositoryRoot().resolve("integration-tests/src/test/resources/operator/explain-clusters"),
                 "meshdns.discovery.shared-token", TOKEN,
                 "meshdns.discovery.vip-file", state.resolve("vips.txt").toString()));
         discoveryHttp = discovery.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
@@ -61,6 +62,7 @@ final class RunningServices implements AutoCloseable {
                 Map.entry("meshdns.dns.discovery-token", TOKEN),
                 Map.entry("meshdns.dns.cluster-name", "east"),
                 Map.entry("meshdns.dns.placeholder.enabled", "true"),
+                Map.entry("meshdns.dns.autopath.enabled", "true"),
                 Map.entry("meshdns.dns.placeholder.ipv4", "1.1.1.2"),
                 Map.entry("meshdns.dns.placeholder.service-entry-suffixes", "service.entry"),
                 Map.entry("meshdns.dns.dynamic-zones", DOMAIN),
