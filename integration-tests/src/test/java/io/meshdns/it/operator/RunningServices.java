@@ -43,6 +43,11 @@ final class RunningServices implements AutoCloseable {
     final int exposureHttp;
 
     RunningServices(Path state) throws Exception {
+        this(state, "127.0.0.1:9");
+    }
+
+    /** {@code upstreams}: dns-service's {@code meshdns.dns.upstreams} (by default a port nothing answers on). */
+    RunningServices(Path state, String upstreams) throws Exception {
         kubernetes = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         kubernetes.init(InetAddress.getLoopbackAddress(), 0);
         client = kubernetes.createClient();
@@ -56,7 +61,7 @@ final class RunningServices implements AutoCloseable {
         discoveryHttp = discovery.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
         dns = start("dns-service", Map.ofEntries(
                 Map.entry("meshdns.dns.port", "0"),
-                Map.entry("meshdns.dns.upstreams", "127.0.0.1:9"),
+                Map.entry("meshdns.dns.upstreams", upstreams),
                 Map.entry("meshdns.dns.zone-files", QuarkusJarProcess.repositoryRoot().resolve("examples/zones/mesh.example.zone").toString()),
                 Map.entry("meshdns.dns.discovery-url", "http://127.0.0.1:" + discoveryHttp),
                 Map.entry("meshdns.dns.discovery-token", TOKEN),
