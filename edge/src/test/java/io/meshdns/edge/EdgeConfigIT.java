@@ -23,7 +23,7 @@ class EdgeConfigIT {
                 Arguments.of(List.of("meshdns.discovery.manifest-dirs=target/no-such-dir"),
                         "meshdns.discovery.manifest-dirs", "target/no-such-dir"),
                 Arguments.of(List.of("meshdns.discovery.manifest-dirs=examples/clusters", "meshdns.dns.discovery-url=ftp://edge"),
-                        "meshdns.dns.discovery-url: ", "ftp://edge"));
+                        "meshdns: invalid configuration: meshdns.dns.discovery-url=ftp://edge: ", "ftp://edge"));
     }
 
     @ParameterizedTest(name = "{1}")

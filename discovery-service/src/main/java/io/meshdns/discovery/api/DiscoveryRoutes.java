@@ -109,7 +109,14 @@ public class DiscoveryRoutes {
             resp.setStatusCode(304).end();
             return;
         }
-        EncodedEvents.Snapshot s = encoded.snapshot(catalog);
+        EncodedEvents.Snapshot s;
+        try {
+            s = encoded.snapshot(catalog);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            resp.setStatusCode(503).putHeader("Retry-After", "5").putHeader(HttpHeaders.CONTENT_TYPE, "text/plain")
+                    .end("snapshot cannot be encoded now\n");
+            return;
+        }
         resp.putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
         if (acceptsGzip(rc.request().getHeader(HttpHeaders.ACCEPT_ENCODING))) {
             resp.putHeader(HttpHeaders.CONTENT_ENCODING, "gzip").end(s.gzip());

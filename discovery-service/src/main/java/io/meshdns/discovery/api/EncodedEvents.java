@@ -4,6 +4,9 @@ import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogDelta;
 import io.meshdns.model.WatchEvent;
 import io.meshdns.model.WireFormat;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 
 import java.io.ByteArrayOutputStream;
@@ -31,18 +34,48 @@ public final class EncodedEvents {
         }
     };
 
+    private volatile String failure;
+
+    /** Why the newest snapshot could not be encoded (readiness is DOWN then); null once one is. */
+    public String failure() {
+        return failure;
+    }
+
     public Snapshot snapshot(Catalog catalog) {
+        try {
+            Snapshot s = encodeSnapshot(catalog);
+            failure = null;
+            return s;
+        } catch (OutOfMemoryError | RuntimeException e) {
+            // The half-built buffers are garbage once this returns; the process serves on (deltas, status).
+            failure = "snapshot of version " + catalog.version() + " cannot be encoded: " + e;
+            throw e;
+        }
+    }
+
+    private Snapshot encodeSnapshot(Catalog catalog) {
         Snapshot s = snapshot;
         if (s != null && s.version() == catalog.version()) return s;
         synchronized (this) {
             s = snapshot;
             if (s != null && s.version() == catalog.version()) return s;
-            byte[] json = WireFormat.encode(catalog.toSnapshot());
-            // The watch line wraps the same bytes instead of encoding the catalog a second time.
-            Buffer line = Buffer.buffer(json.length + 64)
-                    .appendString("{\"type\":\"" + WatchEvent.SNAPSHOT + "\",\"version\":" + catalog.version() + ",\"snapshot\":")
-                    .appendBytes(json).appendString("}\n");
-            s = new Snapshot(catalog.version(), Buffer.buffer(json), Buffer.buffer(gzip(json)), line);
+            // Encoded straight into a buffer sized from the previous version (no doubling copies, no
+            // final toByteArray copy); the JSON and the watch line share those bytes: at 100k
+            // Services (23 MB of JSON) three full copies and the encoder's growth did not fit a 256 MB heap.
+            Snapshot previous = snapshot;
+            int estimate = previous == null ? Math.max(64 * 1024, catalog.entries().size() * 256)
+                    : previous.json().length() + previous.json().length() / 8;
+            ByteBuf out = Unpooled.buffer(estimate);
+            try (ByteBufOutputStream stream = new ByteBufOutputStream(out)) {
+                WireFormat.mapper().writeValue((java.io.OutputStream) stream, catalog.toSnapshot());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            byte[] prefix = ("{\"type\":\"" + WatchEvent.SNAPSHOT + "\",\"version\":" + catalog.version() + ",\"snapshot\":")
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            Buffer line = Buffer.buffer(Unpooled.wrappedUnmodifiableBuffer(Unpooled.wrappedBuffer(prefix), out.duplicate(),
+                    Unpooled.wrappedBuffer(new byte[] {'}', '\n'})));
+            s = new Snapshot(catalog.version(), Buffer.buffer(out), Buffer.buffer(gzip(out)), line);
             // Keep only the newest: an older version is never asked for again.
             if (snapshot == null || snapshot.version() < s.version()) snapshot = s;
             return s;
@@ -59,9 +92,13 @@ public final class EncodedEvents {
     }
 
     static byte[] gzip(byte[] data) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, data.length / 4));
+        return gzip(Unpooled.wrappedBuffer(data));
+    }
+
+    static byte[] gzip(ByteBuf data) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.max(64, data.readableBytes() / 16));
         try (GZIPOutputStream gz = new GZIPOutputStream(out, 8192)) {
-            gz.write(data);
+            data.getBytes(data.readerIndex(), gz, data.readableBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -64,6 +64,7 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
     Instance<KubernetesClient> localClient;
 
     private VipTable table;
+    private List<VipRange> ranges = List.of();
     private VipStore store = VipStore.NONE;
     private final ScheduledExecutorService writer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "meshdns-vip-store");
@@ -103,6 +104,7 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
             }
         }
         table = new VipTable(ranges);
+        this.ranges = List.copyOf(ranges);
         store = chooseStore();
         if (config.vipReleaseDelay().isNegative()) {
             throw new IllegalArgumentException("meshdns.discovery.vip-release-delay must not be negative");
@@ -309,10 +311,34 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
             snapshot = table.allocations();
         }
         try {
-            store.save(snapshot);
+            Map<String, List<String>> stored = store.saveMerging(snapshot);
+            if (!stored.equals(snapshot)) adopt(stored);
         } catch (IOException | RuntimeException e) {
             LOG.warnf("cannot persist the VIP table to %s (%s): retrying in 5s", store.describe(), e.getMessage());
             if (saveQueued.compareAndSet(false, true)) writer.schedule(this::save, 5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Another replica stored allocations this one did not have: take its table as the truth (its
+     * hosts and addresses win) and allocate again only the hosts it lacks, so two replicas never
+     * keep the same address for different hosts.
+     */
+    private void adopt(Map<String, List<String>> stored) {
+        List<String> moved = new ArrayList<>();
+        synchronized (this) {
+            VipTable fresh = new VipTable(ranges);
+            fresh.restore(stored);
+            table.allocations().forEach((host, vips) -> {
+                List<String> now = fresh.allocate(host);
+                if (!now.equals(vips)) moved.add(host + " " + vips + " -> " + now);
+            });
+            table = fresh;
+        }
+        LOG.infof("VIP table merged with another replica's writes in %s", store.describe());
+        if (!moved.isEmpty()) {
+            LOG.warnf("VIPs moved to keep one host per address across replicas: %s", moved);
+            scheduleSave();
         }
     }
 

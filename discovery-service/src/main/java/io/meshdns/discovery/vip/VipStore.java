@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -18,6 +20,31 @@ public interface VipStore {
     Map<String, List<String>> load() throws IOException;
 
     void save(Map<String, List<String>> allocations) throws IOException;
+
+    /**
+     * Saves {@code allocations} without losing what another writer stored since this store last read
+     * or wrote, and returns the table as stored. The default (one writer) is {@link #save}; a store
+     * shared by several replicas merges: what the other writer stored wins (same host, or the same
+     * address given to another host), our other hosts are added.
+     */
+    default Map<String, List<String>> saveMerging(Map<String, List<String>> allocations) throws IOException {
+        save(allocations);
+        return allocations;
+    }
+
+    /** {@code theirs} plus every host of {@code ours} whose addresses {@code theirs} does not use. */
+    static Map<String, List<String>> merge(Map<String, List<String>> theirs, Map<String, List<String>> ours) {
+        Map<String, List<String>> out = new TreeMap<>(theirs);
+        Set<String> used = new HashSet<>();
+        theirs.values().forEach(used::addAll);
+        ours.forEach((host, ips) -> {
+            if (out.containsKey(host)) return;
+            if (ips.stream().anyMatch(used::contains)) return; // another replica gave that address to another host
+            out.put(host, ips);
+            used.addAll(ips);
+        });
+        return out;
+    }
 
     /** For logs. */
     String describe();

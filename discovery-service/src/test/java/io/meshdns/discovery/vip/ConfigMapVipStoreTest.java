@@ -81,4 +81,30 @@ class ConfigMapVipStoreTest {
         Map<String, List<String>> loaded = store.load();
         assertEquals(2, loaded.get("edge.service.entry").size());
     }
+
+    /** Two discovery replicas sharing the ConfigMap: neither overwrites the other, and an address is never given twice. */
+    @Test
+    void twoReplicasSharingTheConfigMapNeverOverwriteEachOther() throws Exception {
+        VipStore a = new ConfigMapVipStore(client, "replicas", "meshdns-vips");
+        VipStore b = new ConfigMapVipStore(client, "replicas", "meshdns-vips");
+        assertTrue(a.load().isEmpty());
+        assertTrue(b.load().isEmpty());
+        // Both allocate concurrently from the same empty table: the hash choice gives both the same first address.
+        Map<String, List<String>> fromA = Map.of("alpha.service.entry", List.of("240.240.0.1"));
+        Map<String, List<String>> fromB = Map.of("beta.service.entry", List.of("240.240.0.2"),
+                "gamma.service.entry", List.of("240.240.0.1"));
+        assertEquals(fromA, a.saveMerging(fromA));
+        Map<String, List<String>> storedByB = b.saveMerging(fromB);
+        assertEquals(List.of("240.240.0.1"), storedByB.get("alpha.service.entry"), "A's allocation kept");
+        assertEquals(List.of("240.240.0.2"), storedByB.get("beta.service.entry"), "B's own host added");
+        assertEquals(null, storedByB.get("gamma.service.entry"), "an address A holds is not given to another host");
+        Map<String, List<String>> inCluster = VipStore.decode(client.configMaps().inNamespace("replicas").withName("meshdns-vips")
+                .get().getData().get(ConfigMapVipStore.DATA_KEY));
+        assertEquals(storedByB, inCluster);
+        // A writes again from its stale view: the CAS makes it merge instead of dropping B's host.
+        Map<String, List<String>> storedByA = a.saveMerging(Map.of("alpha.service.entry", List.of("240.240.0.1"),
+                "delta.service.entry", List.of("240.240.0.3")));
+        assertEquals(List.of("240.240.0.2"), storedByA.get("beta.service.entry"), "B's host survives A's next write");
+        assertEquals(List.of("240.240.0.3"), storedByA.get("delta.service.entry"));
+    }
 }

@@ -55,17 +55,16 @@ public final class JournalCodec {
         if (r.getTTL() < 0 || r.getTTL() > MAX_TTL) {
             return "TTL " + r.getTTL() + " is above 2^31-1 (RFC 2181 section 8)";
         }
-        Record back;
         try {
-            back = decode(encode(r), origin);
+            Record back = decode(encode(r), origin);
+            if (back.getType() != r.getType() || back.getDClass() != r.getDClass() || back.getTTL() != r.getTTL()
+                    || !back.getName().equals(r.getName())
+                    || !Arrays.equals(back.rdataToWireCanonical(), r.rdataToWireCanonical())) {
+                return "does not read back as written (" + back + ")";
+            }
+            return null;
         } catch (IOException | RuntimeException e) {
-            return "cannot be journaled: " + e.getMessage();
+            return "cannot be journaled: " + e;
         }
-        if (back.getType() != r.getType() || back.getDClass() != r.getDClass() || back.getTTL() != r.getTTL()
-                || !back.getName().equals(r.getName())
-                || !Arrays.equals(back.rdataToWireCanonical(), r.rdataToWireCanonical())) {
-            return "does not read back as written (" + back + ")";
-        }
-        return null;
     }
 }

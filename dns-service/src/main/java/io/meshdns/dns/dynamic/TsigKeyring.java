@@ -1,6 +1,7 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.InvalidConfigException;
+import io.meshdns.model.TsigAlgorithms;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.TSIG;
 import org.xbill.DNS.TextParseException;
@@ -16,13 +17,8 @@ import java.util.Map;
  * {@code name:algorithm:base64-secret}. Pure; a bad entry fails at start naming the key and the entry.
  */
 public final class TsigKeyring {
-    private static final Map<String, Name> ALGORITHMS = Map.of(
-            "hmac-md5", TSIG.HMAC_MD5,
-            "hmac-sha1", TSIG.HMAC_SHA1,
-            "hmac-sha224", TSIG.HMAC_SHA224,
-            "hmac-sha256", TSIG.HMAC_SHA256,
-            "hmac-sha384", TSIG.HMAC_SHA384,
-            "hmac-sha512", TSIG.HMAC_SHA512);
+    /** The shared table (record-model), as dnsjava names. */
+    private static final Map<String, Name> ALGORITHMS = algorithms();
 
     private final Map<Name, TSIG> keys;
 
@@ -66,6 +62,18 @@ public final class TsigKeyring {
             }
         }
         return new TsigKeyring(keys);
+    }
+
+    private static Map<String, Name> algorithms() {
+        Map<String, Name> m = new HashMap<>();
+        TsigAlgorithms.DOMAIN_NAMES.forEach((config, domain) -> {
+            try {
+                m.put(config, Name.fromString(domain));
+            } catch (TextParseException e) {
+                throw new IllegalStateException(domain, e);
+            }
+        });
+        return Map.copyOf(m);
     }
 
     private static InvalidConfigException bad(String problem) {

@@ -41,6 +41,16 @@ public final class UpdateProcessor {
     }
 
     public static Result apply(ZoneData zone, Message update) {
+        try {
+            return applyChecked(zone, update);
+        } catch (RuntimeException e) {
+            // dnsjava parses some records from the wire that it cannot encode again (found by fuzzing:
+            // a WKS record with an empty port bitmap); such a message is malformed for us, not a server error.
+            return Result.refuse(Rcode.FORMERR, zone);
+        }
+    }
+
+    private static Result applyChecked(ZoneData zone, Message update) {
         int prereq = checkPrerequisites(zone, update.getSection(Section.PREREQ));
         if (prereq != Rcode.NOERROR) {
             return Result.refuse(prereq, zone);

@@ -46,6 +46,7 @@ public class StatusPage {
 
     void routes(@Observes Router router) {
         router.get("/status").handler(this::serve);
+        router.get("/status/dns").handler(this::serve); // unique in the edge app, which serves several pages on one port
         router.get("/").handler(this::serve);
     }
 

@@ -83,8 +83,9 @@ final class ListenerLifecycle {
             }
         }
         String hint = settings.reusePort() ? "" : " (another instance on this port? " + ServerConfig.REUSE_PORT + "=true lets two share it)";
-        throw new IllegalStateException("cannot bind UDP+TCP on " + settings.bindAddress() + " port " + settings.port()
-                + " (" + ServerConfig.BIND_ADDRESS + ", " + ServerConfig.PORT + "): " + last.getMessage() + hint, last);
+        // Named by its key, so the start's one-line report shows it (and where to move the listeners).
+        throw new InvalidConfigException(ServerConfig.PORT, "cannot bind UDP+TCP on " + settings.bindAddress() + " port "
+                + settings.port() + " (" + ServerConfig.BIND_ADDRESS + "): " + last.getMessage() + hint, last);
     }
 
     /** -1 before start and once closed. */

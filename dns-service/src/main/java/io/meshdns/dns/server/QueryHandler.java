@@ -53,9 +53,11 @@ public class QueryHandler implements RequestHandler {
             // Mesh naming hook (placeholder, insecure pods, autopath, ExternalName chase, spread): null = unchanged.
             CompletionStage<Message> adjusted = mesh.hook().adjust(ctx, answer.zone(), answer.response(), q -> resolve(ctx.withQuery(q)));
             if (adjusted == null) {
-                return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone()));
+                return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone(), false, answer.rule()));
             }
-            return adjusted.thenApply(response -> new Reply(response, answer.zone()));
+            // From NXDOMAIN the hook synthesizes (placeholder, pod name) or follows the search path; else it chases or spreads.
+            Outcome.Rule rule = answer.response().getRcode() == Rcode.NXDOMAIN ? Outcome.Rule.MESH_SYNTHESIZED : Outcome.Rule.MESH_ADJUSTED;
+            return adjusted.thenApply(response -> new Reply(response, answer.zone(), false, rule));
         }
         // Our OPT goes on the forwarder's answer here, not in notOurs: the hook's sub-queries merge theirs.
         return notOurs(ctx).thenApply(reply -> reply.forwarded()
@@ -76,7 +78,7 @@ public class QueryHandler implements RequestHandler {
         Message request = ctx.query();
         Message wildcardHost = mesh.hook().beforeForward(ctx, () -> answerer.get().error(request, Rcode.NOERROR));
         if (wildcardHost != null) {
-            return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE));
+            return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE, false, Outcome.Rule.WILDCARD_HOST));
         }
         if (forwarder.isResolvable()) {
             return forwarder.get().forward(request).thenApply(response -> new Reply(response, NO_ZONE, true));

@@ -43,11 +43,16 @@ public interface RequestHandler {
     /**
      * A response plus the zone it came from, for metrics and the query log. {@code forwarded}: the
      * response is the {@code Forwarder}'s (not ours, not hosts data, not the mesh hook's), so the
-     * UDP fast path may answer the same query from the forwarder's cache next time.
+     * UDP fast path may answer the same query from the forwarder's cache next time. {@code rule}: which rule
+     * produced the answer (for an operator's "explain"; QUERY answers set it, other opcodes say PROTOCOL).
      */
-    record Reply(Message response, String zone, boolean forwarded) {
+    record Reply(Message response, String zone, boolean forwarded, io.meshdns.dns.answer.Outcome.Rule rule) {
         public Reply(Message response, String zone) {
             this(response, zone, false);
+        }
+
+        public Reply(Message response, String zone, boolean forwarded) {
+            this(response, zone, forwarded, forwarded ? io.meshdns.dns.answer.Outcome.Rule.FORWARDED : io.meshdns.dns.answer.Outcome.Rule.PROTOCOL);
         }
     }
 }

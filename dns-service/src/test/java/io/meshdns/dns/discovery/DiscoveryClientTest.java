@@ -110,7 +110,9 @@ class DiscoveryClientTest {
         assertTrue(s.loaded());
 
         await().atMost(Duration.ofSeconds(10)).until(() -> serves("web") && !serves("old") && d.watchers() == 1);
-        assertEquals(1.0, metric("meshdns.discovery.client.connected"));
+        // The server counts the watcher when the request arrives; the client marks itself connected when the
+        // response headers come back, a moment later.
+        await().atMost(Duration.ofSeconds(10)).until(() -> metric("meshdns.discovery.client.connected") == 1.0);
         d.advance(catalog(3, "web", "cart"));
         await().atMost(Duration.ofSeconds(10)).until(() -> serves("cart"));
         assertEquals(3.0, metric("meshdns.discovery.client.version"));

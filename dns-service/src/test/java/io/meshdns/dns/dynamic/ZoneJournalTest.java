@@ -180,4 +180,19 @@ class ZoneJournalTest {
         cut[cut.length - 2] = 0;
         assertEquals(Rcode.FORMERR, UpdateProcessor.apply(second.zone(), new org.xbill.DNS.Message(cut)).rcode());
     }
+
+    /** Found by fuzzing: dnsjava parses a WKS record with an empty port bitmap but cannot encode it again. */
+    @Test
+    void aRecordDnsjavaCannotReencodeIsFormerrNotAServerError() throws Exception {
+        Update u = new Update(ZONE);
+        u.add(Record.newRecord(Name.fromString("w.mesh.example."), 65280, org.xbill.DNS.DClass.IN, 60, new byte[] {(byte) 192, 0, 2, 1, 6}));
+        byte[] wire = u.toWire();
+        // The type of the one update record (the last one in the message) becomes WKS (11).
+        int typeAt = wire.length - 5 - 10;
+        assertEquals(0xFF, wire[typeAt] & 0xFF);
+        wire[typeAt] = 0;
+        wire[typeAt + 1] = 11;
+        UpdateProcessor.Result r = UpdateProcessor.apply(ZoneData.initial(ZONE), new org.xbill.DNS.Message(wire));
+        assertEquals(Rcode.FORMERR, r.rcode());
+    }
 }

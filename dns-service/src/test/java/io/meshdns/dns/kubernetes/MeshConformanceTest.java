@@ -49,6 +49,10 @@ class MeshConformanceTest {
 
     @Inject
     DnsServer server;
+    @Inject
+    io.meshdns.dns.server.QueryHandler queries;
+    @Inject
+    io.meshdns.dns.snapshot.SnapshotStore store;
     DnsClient client;
 
     @BeforeEach
@@ -128,6 +132,29 @@ class MeshConformanceTest {
         Set<String> answers = new HashSet<>();
         for (String[] c : clients) answers.add(rdata(new Message(client.rawUdpFrom(c[0], plain, Duration.ofSeconds(3)))).toString());
         assertEquals(Set.of("[192.0.2.100]"), answers);
+    }
+
+    /** The rule that produced an answer is recorded with it (what an operator's explain reads). */
+    @Test
+    void everyAnswerNamesTheRuleThatProducedIt() throws Exception {
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.ZONE, rule("web.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.OVERLAY, rule("api.example.com.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, rule("hidden.example.", Type.A, "127.0.0.3"),
+                "a hidden host outside our zones is forwarded");
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.NOT_EXPORTED, rule("_http._tcp.internal.shop.svc.cluster.local.", Type.SRV, "127.0.0.3"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_SYNTHESIZED, rule("internal.shop.svc.cluster.local.", Type.A, "127.0.0.3"),
+                "hidden Service: NXDOMAIN, then the placeholder");
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_SYNTHESIZED, rule("lazy.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_ADJUSTED, rule("ext.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.WILDCARD_HOST, rule("anything.wild.example.com.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, rule("google.com.", Type.A, "127.0.0.1"));
+    }
+
+    private io.meshdns.dns.answer.Outcome.Rule rule(String name, int type, String client) throws Exception {
+        Message query = DnsClient.query(name, type, DClass.IN);
+        io.meshdns.dns.answer.QueryContext ctx = new io.meshdns.dns.answer.QueryContext(store.current(),
+                new io.meshdns.dns.answer.ClientInfo(client, 40000, false, io.meshdns.dns.answer.Transport.UDP), query);
+        return queries.handle(ctx, query.toWire()).toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS).rule();
     }
 
     @Test

@@ -138,7 +138,9 @@ class MeshIncrementalTest {
                 case 1, 2 -> {
                     int kind = random.nextInt(4);
                     if (kind == 0) {
-                        out.add(new CatalogEntry.Service(cluster, ns, name, ServiceType.CLUSTER_IP, List.of(), null, List.of(HTTP), List.of()));
+                        // headless; sometimes tolerating unready endpoints, sometimes exported to its own namespace only
+                        out.add(new CatalogEntry.Service(cluster, ns, name, ServiceType.CLUSTER_IP, List.of(), null, List.of(HTTP), List.of(),
+                                random.nextInt(3) == 0 ? List.of(".") : List.of(), random.nextInt(3) == 0));
                     } else if (kind == 1) {
                         out.add(new CatalogEntry.Service(cluster, ns, name, ServiceType.EXTERNAL_NAME, List.of(), "target" + ip + ".example", List.of(), List.of()));
                     } else {
@@ -163,9 +165,16 @@ class MeshIncrementalTest {
                         case 2 -> List.of(name + ".service.entry", "shared.partner.test");
                         default -> List.of(name + ".partner.test");
                     };
-                    out.add(new CatalogEntry.ServiceEntry(cluster, "istio", "se-" + name + random.nextInt(2), hosts,
+                    // Istio's (or our) VIPs per host, and exportTo, on some of them: one entry per host answers, in a fixed order.
+                    Map<String, List<String>> vips = random.nextInt(3) == 0 ? Map.of(hosts.get(0), List.of("240.240.0." + ip)) : Map.of();
+                    List<String> exportTo = switch (random.nextInt(4)) {
+                        case 0 -> List.of(".");
+                        case 1 -> List.of(NAMESPACES.get(ip % NAMESPACES.size()));
+                        default -> List.of();
+                    };
+                    out.add(new CatalogEntry.ServiceEntry(cluster, random.nextBoolean() ? "istio" : ns, "se-" + name + random.nextInt(2), hosts,
                             random.nextBoolean() ? List.of("192.0.2." + ip) : List.of(), "STATIC", List.of("198.51.100." + ip), List.of(HTTP),
-                            Map.of()));
+                            vips, Map.of(), exportTo, false));
                 }
                 default -> out.add(new CatalogEntry.ServiceImport(cluster, ns, name, random.nextBoolean() ? "ClusterSetIP" : "Headless",
                         List.of("10.200.0." + ip), List.of(HTTP)));

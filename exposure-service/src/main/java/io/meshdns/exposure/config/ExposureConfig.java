@@ -71,7 +71,7 @@ public interface ExposureConfig {
     /** YAML/JSON manifests (Services, Nodes, EndpointSlices, Ingresses, DNSEndpoints) read instead of a cluster. */
     Optional<List<String>> manifestDirs();
 
-    /** One pass, print the plan, exit with a status (0 ok, 1 a target failed, 2 objects with problems). */
+    /** One pass, print the plan, exit with a status (0 ok, 1 a target failed, 3 objects with problems). */
     @WithDefault("false")
     boolean once();
 

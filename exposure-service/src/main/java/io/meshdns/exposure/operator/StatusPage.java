@@ -37,6 +37,7 @@ public class StatusPage {
 
     void routes(@Observes Router router) {
         router.get("/status").handler(this::serve);
+        router.get("/status/exposure").handler(this::serve); // unique in the edge app, which serves several pages on one port
         router.get("/").handler(this::serve);
     }
 

@@ -44,11 +44,19 @@ public final class Plan {
     }
 
     /** @param conflicts one line per desired RRset that was not applied, and why (owner mismatch, CNAME clash, ...). */
-    public record Result(Changes changes, List<String> conflicts, int ownerMismatches) {
+    public record Result(Changes changes, List<String> conflicts, int ownerMismatches, List<Refusal> refusals) {
+        public Result(Changes changes, List<String> conflicts, int ownerMismatches) {
+            this(changes, conflicts, ownerMismatches, List.of());
+        }
+    }
+
+    /** A desired RRset of {@code resource} that the plan did not apply, and why (becomes a Conflict Event). */
+    public record Refusal(String resource, String message) {
     }
 
     public static Result calculate(Input in) {
         var conflicts = new ArrayList<String>();
+        var refusals = new ArrayList<Refusal>();
         int[] mismatches = {0};
 
         var desiredByKey = new TreeMap<Endpoint.Key, List<Endpoint>>();
@@ -84,9 +92,19 @@ public final class Plan {
             if (key.recordType().equals("CNAME") && !candidates.isEmpty()
                     && desiredTypesByName.get(key.dnsName()).size() > 1) {
                 conflicts.add(key + ": CNAME dropped, other record types are wanted at the same name");
+                for (Endpoint c : candidates) {
+                    refusals.add(new Refusal(c.resource(), key + ": CNAME not published, other record types are wanted at the same name"));
+                }
                 candidates = List.of();
             }
             Endpoint wanted = candidates.isEmpty() ? null : resolve(candidates, current, conflicts);
+            if (wanted != null && candidates.size() > 1) {
+                for (Endpoint c : candidates) {
+                    if (!c.resource().equals(wanted.resource()) && !c.targets().equals(wanted.targets())) {
+                        refusals.add(new Refusal(c.resource(), key + " not published: also wanted by " + wanted.resource() + ", which wins"));
+                    }
+                }
+            }
             if (wanted != null) {
                 wanted = wanted.withLabel(Endpoint.OWNER_LABEL, in.ownerId());
                 if (current == null) {
@@ -96,6 +114,8 @@ public final class Plan {
                     if (!joinable) {
                         mismatches[0]++;
                         conflicts.add(key + ": owned by " + owners(others) + ", not by " + in.ownerId() + "; left alone");
+                        refusals.add(new Refusal(wanted.resource(), key + " not published: owned by " + owners(others)
+                                + ", not by " + in.ownerId()));
                     } else {
                         create.add(wanted);
                     }
@@ -116,7 +136,7 @@ public final class Plan {
             updateOld.clear();
             updateNew.clear();
         }
-        return new Result(new Changes(create, updateOld, updateNew, delete), List.copyOf(conflicts), mismatches[0]);
+        return new Result(new Changes(create, updateOld, updateNew, delete), List.copyOf(conflicts), mismatches[0], List.copyOf(refusals));
     }
 
     private static boolean considered(Endpoint e, DomainFilter filter) {

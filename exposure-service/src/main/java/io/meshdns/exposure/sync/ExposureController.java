@@ -90,7 +90,8 @@ public class ExposureController {
             io.quarkus.runtime.Quarkus.asyncExit(status);
             return;
         }
-        reporter = new ProblemReporter(cluster ? client : null);
+        reporter = new ProblemReporter(cluster ? client : null,
+                (ns, name) -> sources instanceof KubernetesSources k ? k.dnsEndpoint(ns, name) : null);
         scheduler = new PassScheduler(config.interval(), this::pass);
         gate = new LeaderGate(client, config.leaderElection(), cluster, scheduler.executor(), () -> scheduler.trigger(Duration.ZERO));
         if (sources == null) {

@@ -77,6 +77,12 @@ final class KubernetesSources implements DesiredSources {
         started = true;
     }
 
+    /** The DNSEndpoint from the informer cache; null when unknown or not watched. */
+    GenericKubernetesResource dnsEndpoint(String namespace, String name) {
+        var informer = dnsEndpointInformer;
+        return informer == null ? null : informer.getStore().getByKey(namespace + "/" + name);
+    }
+
     private <T> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
         informers.add(informer);
         return informer;

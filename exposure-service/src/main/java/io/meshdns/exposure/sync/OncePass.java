@@ -10,14 +10,15 @@ import java.util.List;
 /**
  * {@code meshdns.exposure.once=true}: one pass over every target, the plan printed, and an exit
  * status: 0 = every target reconciled and no object had a problem, 1 = a target failed (unreachable,
- * refused), 2 = the pass went through but some objects were invalid or conflicting (see the lines).
+ * refused), 3 = the pass went through but some objects were invalid or conflicting (see the lines);
+ * 2 stays what it is for every service: a configuration error at start.
  * With {@code dry-run=true} the plan is printed and nothing is written.
  */
 final class OncePass {
 
     static final int OK = 0;
     static final int TARGET_FAILED = 1;
-    static final int OBJECT_PROBLEMS = 2;
+    static final int OBJECT_PROBLEMS = 3;
 
     private OncePass() {
     }

@@ -26,11 +26,14 @@ final class ProblemReporter {
     private static final Logger LOG = Logger.getLogger(ProblemReporter.class);
 
     private final KubernetesClient client;
+    private final java.util.function.BiFunction<String, String, GenericKubernetesResource> dnsEndpoints;
     /** resource key → what was last said about it (reason: message), to post only changes. */
     private final Map<String, String> said = new HashMap<>();
 
-    ProblemReporter(KubernetesClient client) {
+    /** @param dnsEndpoints the DNSEndpoint (namespace, name) from the informer cache (we never GET: RBAC grants list/watch only) */
+    ProblemReporter(KubernetesClient client, java.util.function.BiFunction<String, String, GenericKubernetesResource> dnsEndpoints) {
         this.client = client;
+        this.dnsEndpoints = dnsEndpoints;
     }
 
     /** Reports this pass's problems and, for every object published without one, a Published event. */
@@ -89,9 +92,10 @@ final class ProblemReporter {
     private void setCondition(Problem p, String message) {
         if (client == null) return;
         try {
-            var resource = client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).inNamespace(p.namespace()).withName(p.name());
-            GenericKubernetesResource obj = resource.get();
-            if (obj == null) return;
+            GenericKubernetesResource cached = dnsEndpoints.apply(p.namespace(), p.name());
+            if (cached == null) return;
+            // a copy: the informer's object must stay as the API server sent it
+            GenericKubernetesResource obj = client.getKubernetesSerialization().clone(cached);
             Map<String, Object> status = obj.getAdditionalProperties().get("status") instanceof Map<?, ?> m
                     ? new LinkedHashMap<>((Map<String, Object>) m) : new LinkedHashMap<>();
             var condition = new LinkedHashMap<String, Object>();

@@ -101,6 +101,9 @@ public final class Reconciler {
         }
         Plan.Result result = Plan.calculate(new Plan.Input(current, wanted, policy, filter,
                 registry.ownerId(), desired.erroredResources()));
+        for (Plan.Refusal refusal : result.refusals()) {
+            Problem.about(refusal.resource(), Problem.CONFLICT, refusal.message()).ifPresent(problems::add);
+        }
         List<TxtRegistry.Unit> units = new ArrayList<>(registry.units(view, result.changes()));
         var updated = new HashSet<Endpoint.Key>();
         result.changes().updateNew().forEach(e -> updated.add(e.key()));

@@ -85,7 +85,7 @@ final class Backends {
         public Map<String, String> start() {
             try {
                 etcd = new EtcdServer().start();
-                etcd.put("/skydns/test/mesh/foreign/hand", "{\"host\":\"192.0.2.99\"}");
+                etcd.put("/skydns/test/mesh/foreign/hand", "{\"host\":\"192.0.2.99\",\"targetstrip\":1}");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

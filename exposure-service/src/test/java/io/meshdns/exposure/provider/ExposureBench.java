@@ -7,7 +7,8 @@ import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.registry.TxtRegistry;
 import io.meshdns.exposure.source.Desired;
 import io.meshdns.exposure.sync.Reconciler;
-import io.meshdns.exposure.testing.BindServer;
+import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.exposure.testing.Rfc2136Targets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,7 @@ class ExposureBench {
         int n = Integer.getInteger("meshdns.bench.records", 10_000);
         try (BindServer bind = new BindServer("hmac-sha256", List.of("bench.test"))) {
             bind.start("");
-            var provider = bind.provider();
+            var provider = Rfc2136Targets.provider(bind);
             var r = new Reconciler(new TxtRegistry(provider, "bench", TxtNameMapper.plain(), 300), Policy.SYNC, DomainFilter.ALL, false);
             var endpoints = new ArrayList<Endpoint>(n);
             for (int i = 0; i < n; i++) {

@@ -11,7 +11,8 @@ import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.registry.TxtRegistry;
 import io.meshdns.exposure.source.Desired;
 import io.meshdns.exposure.sync.Reconciler;
-import io.meshdns.exposure.testing.BindServer;
+import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.exposure.testing.Rfc2136Targets;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -66,7 +67,7 @@ class Rfc2136BindTest {
 
     /** Each test owns one zone of the shared BIND9, so test order does not matter. */
     static Reconciler reconciler(String zone, String owner, Policy policy, boolean dryRun) {
-        return new Reconciler(new TxtRegistry(bind.provider(List.of(zone)), owner, TxtNameMapper.plain(), 300), policy,
+        return new Reconciler(new TxtRegistry(Rfc2136Targets.provider(bind, List.of(zone)), owner, TxtNameMapper.plain(), 300), policy,
                 DomainFilter.ALL, dryRun);
     }
 
@@ -94,6 +95,8 @@ class Rfc2136BindTest {
         var first = r.reconcile(desired);
         assertEquals(6, first.changes().create().size(), first.changes().describe());
         assertEquals(2, first.ownerMismatches(), "foreign and stolen are not ours");
+        assertEquals(java.util.Set.of("service/default/foreign", "service/default/stolen"), java.util.Set.copyOf(first.problems().stream()
+                .filter(p -> p.reason().equals("Conflict")).map(p -> p.resourceKey()).toList()), "a Conflict for each object left out");
 
         assertEquals(List.of("192.0.2.1", "192.0.2.2"), bind.dig("web.example.org", "A"));
         assertEquals(List.of("2001:db8::1"), bind.dig("web.example.org", "AAAA"));
@@ -203,7 +206,7 @@ class Rfc2136BindTest {
         assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
         assertTrue(a.reconcile(wantA).ops().isEmpty());
         // a's target lost by someone's hand: a repairs it from the data records, not the TXT
-        var lost = new io.meshdns.exposure.registry.TxtRegistry(bind.provider(List.of("shared.test")), "cluster-a", TxtNameMapper.plain(), 300);
+        var lost = new io.meshdns.exposure.registry.TxtRegistry(Rfc2136Targets.provider(bind, List.of("shared.test")), "cluster-a", TxtNameMapper.plain(), 300);
         lost.apply(List.of(new RecordOp.DeleteRecords(Endpoint.of("gw.shared.test", "A", 0, "198.51.100.1"))));
         assertEquals(1, a.reconcile(wantA).changes().size(), "a notices its missing record");
         assertEquals(List.of("198.51.100.1", "198.51.100.3", "198.51.100.4"), bind.dig("gw.shared.test", "A"));
@@ -235,7 +238,7 @@ class Rfc2136BindTest {
         for (int i = 0; i < 2000; i++) {
             endpoints.add(ep("service-number-" + i + ".bulk.test", "A", "service/bulk/s" + i, "10.1." + (i / 250) + "." + (i % 250)));
         }
-        var provider = bind.provider(List.of("bulk.test"));
+        var provider = Rfc2136Targets.provider(bind, List.of("bulk.test"));
         var r = new Reconciler(new TxtRegistry(provider, "bulk-owner", TxtNameMapper.plain(), 300), Policy.SYNC, DomainFilter.ALL, false);
         long start = System.nanoTime();
         var outcome = r.reconcile(new Desired(endpoints, Set.of()));
@@ -291,7 +294,7 @@ class Rfc2136BindTest {
         assertEquals("Conflict", outcome.problems().get(0).reason());
 
         // drift: the data record deleted by hand while its claim remains is recreated on the next pass
-        new TxtRegistry(bind.provider(List.of("squat.test")), "owner-1", TxtNameMapper.plain(), 0)
+        new TxtRegistry(Rfc2136Targets.provider(bind, List.of("squat.test")), "owner-1", TxtNameMapper.plain(), 0)
                 .apply(List.of(new RecordOp.DeleteRRset(Endpoint.of("web.squat.test", "A", 0))));
         assertEquals(List.of(), bind.dig("web.squat.test", "A"));
         r.reconcile(desired);
@@ -301,7 +304,7 @@ class Rfc2136BindTest {
 
     @Test
     void anUnchangedZoneIsNotTransferredAgain() throws Exception {
-        var provider = bind.provider(List.of("serial.test"));
+        var provider = Rfc2136Targets.provider(bind, List.of("serial.test"));
         var r = new Reconciler(new TxtRegistry(provider, "owner-1", TxtNameMapper.plain(), 0), Policy.SYNC, DomainFilter.ALL, false);
         var desired = Desired.of(ep("a.serial.test", "A", "service/default/a", "192.0.2.1"));
         r.reconcile(desired);
@@ -311,7 +314,7 @@ class Rfc2136BindTest {
         assertTrue(r.reconcile(desired).ops().isEmpty());
         assertEquals(0, provider.lastTransfers(), "serial unchanged since our last read: no AXFR");
         // someone else changes the zone: the serial moves and the zone is read again
-        new TxtRegistry(bind.provider(List.of("serial.test")), "other", TxtNameMapper.plain(), 0)
+        new TxtRegistry(Rfc2136Targets.provider(bind, List.of("serial.test")), "other", TxtNameMapper.plain(), 0)
                 .apply(List.of(new RecordOp.AddRecords(Endpoint.of("b.serial.test", "A", 60, "192.0.2.2"))));
         r.reconcile(desired);
         assertEquals(1, provider.lastTransfers());
@@ -322,7 +325,7 @@ class Rfc2136BindTest {
         // the zone file of shop.test is written by start(); seed it the way ExternalDNS left it
         // the provider as meshdns.exposure.provider=rfc2136 builds it: no default-ttl set = ExternalDNS's 0
         var provider = new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider(new io.meshdns.exposure.provider.rfc2136.Rfc2136Provider.Settings(
-                "127.0.0.1", bind.port(), List.of("shop.test"), java.util.Optional.of(bind.tsig()), java.time.Duration.ofSeconds(10),
+                "127.0.0.1", bind.port(), List.of("shop.test"), java.util.Optional.of(Rfc2136Targets.tsig(bind)), java.time.Duration.ofSeconds(10),
                 io.meshdns.exposure.provider.rfc2136.Rfc2136ProviderFactory.EXTERNAL_DNS_DEFAULT_TTL));
         var seed = new TxtRegistry(provider, "seed", TxtNameMapper.plain(), 0);
         var seeded = new java.util.ArrayList<RecordOp>();
@@ -352,13 +355,13 @@ class Rfc2136BindTest {
 
     @Test
     void adoptOwnersTakesOnlyDesiredRecordsAndNeverDeletesTheRest() throws Exception {
-        var old = new TxtRegistry(bind.provider(List.of("adopt.test")), "old-id", TxtNameMapper.plain(), 0);
+        var old = new TxtRegistry(Rfc2136Targets.provider(bind, List.of("adopt.test")), "old-id", TxtNameMapper.plain(), 0);
         var oldR = new Reconciler(old, Policy.SYNC, DomainFilter.ALL, false);
         oldR.reconcile(Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"),
                 ep("other.adopt.test", "A", "service/default/other", "192.0.2.2")));
         var before = bind.digAxfr("adopt.test");
 
-        var newReg = new TxtRegistry(bind.provider(List.of("adopt.test")), "new-id", TxtNameMapper.plain(), 0, Set.of("old-id"));
+        var newReg = new TxtRegistry(Rfc2136Targets.provider(bind, List.of("adopt.test")), "new-id", TxtNameMapper.plain(), 0, Set.of("old-id"));
         var desired = Desired.of(ep("keep.adopt.test", "A", "service/default/keep", "192.0.2.1"));
         // first in dry-run: the plan is shown, nothing written
         var dry = new Reconciler(newReg, Policy.SYNC, DomainFilter.ALL, true).reconcile(desired);

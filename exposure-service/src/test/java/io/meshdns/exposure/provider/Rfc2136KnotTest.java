@@ -10,8 +10,9 @@ import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.registry.TxtRegistry;
 import io.meshdns.exposure.source.Desired;
 import io.meshdns.exposure.sync.Reconciler;
-import io.meshdns.exposure.testing.DnsServer;
-import io.meshdns.exposure.testing.KnotServer;
+import io.meshdns.testsupport.dns.DnsServer;
+import io.meshdns.testsupport.dns.KnotServer;
+import io.meshdns.exposure.testing.Rfc2136Targets;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ class Rfc2136KnotTest {
             knot.start(bigZone());
             assertTrue(axfrMessages(knot) > 5, "the transfer really spans several messages");
 
-            var provider = knot.provider();
+            var provider = Rfc2136Targets.provider(knot);
             var raw = provider.records();
             assertEquals(3000, raw.stream().filter(e -> e.dnsName().startsWith("bulk")).count(), "every RRset read back");
 

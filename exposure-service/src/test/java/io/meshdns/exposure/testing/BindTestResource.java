@@ -1,6 +1,8 @@
 package io.meshdns.exposure.testing;
 
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.testsupport.dns.DnsServer;
 import java.util.List;
 import java.util.Map;
 

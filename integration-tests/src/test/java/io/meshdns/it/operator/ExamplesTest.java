@@ -37,6 +37,36 @@ class ExamplesTest {
                 Map.of("-p 5354 ", "-p " + dns + " "), "lazyload example: ready");
     }
 
+    @Test
+    void nsmInterdomain() throws Exception {
+        int dns1 = ExternalDnsServer.freePort();
+        int dns2 = ExternalDnsServer.freePort();
+        int http = freeRange(4);
+        runExample("examples/nsm-interdomain", Map.of(
+                "MESHDNS_DNS1_PORT", String.valueOf(dns1),
+                "MESHDNS_DNS2_PORT", String.valueOf(dns2),
+                "MESHDNS_HTTP_BASE", String.valueOf(http)),
+                Map.of("-p 5355 ", "-p " + dns1 + " ", "-p 5356 ", "-p " + dns2 + " ", "server 127.0.0.1 5355", "server 127.0.0.1 " + dns1),
+                "nsm example: ready");
+    }
+
+    /** The first of {@code n} consecutive free TCP ports (the NSM script numbers its four HTTP ports from one base). */
+    private static int freeRange(int n) throws java.io.IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = ExternalDnsServer.freePort();
+            boolean free = true;
+            for (int i = 1; i < n && free; i++) {
+                try (java.net.ServerSocket s = new java.net.ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    free = s.getLocalPort() == base + i;
+                } catch (java.io.IOException e) {
+                    free = false;
+                }
+            }
+            if (free) return base;
+        }
+        throw new java.io.IOException("no " + n + " consecutive free ports");
+    }
+
     /** Starts {@code <dir>/run}, waits for {@code ready}, checks the README's commands, stops the script. */
     private void runExample(String dir, Map<String, String> env, Map<String, String> rewrite, String ready) throws Exception {
         Path root = QuarkusJarProcess.repositoryRoot();

@@ -240,7 +240,7 @@ public final class CorednsProvider implements Provider {
                         .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8)).build(),
                         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             } catch (IOException e) {
-                last = new ProviderException("etcd " + uri + " failed: " + e.getMessage(), e);
+                last = new ProviderException("etcd " + uri + " failed: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
                 continue;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -173,7 +173,7 @@ public final class PdnsProvider implements Provider {
         try {
             response = http.send(b.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new ProviderException("PowerDNS " + method + " " + uri + " failed: " + e.getMessage(), e);
+            throw new ProviderException("PowerDNS " + method + " " + uri + " failed: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ProviderException("PowerDNS " + method + " " + uri + " interrupted", e);

@@ -145,7 +145,7 @@ public final class WebhookProvider implements Provider {
             try {
                 response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             } catch (IOException e) {
-                last = new ProviderException("webhook " + uri + " " + what + " failed: " + e.getMessage(), e);
+                last = new ProviderException("webhook " + uri + " " + what + " failed: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
                 LOG.debugf("%s (attempt %d of %d)", last.getMessage(), attempt, maxAttempts);
                 continue;
             } catch (InterruptedException e) {

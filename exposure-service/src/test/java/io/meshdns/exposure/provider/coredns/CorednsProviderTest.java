@@ -30,7 +30,7 @@ class CorednsProviderTest {
     @BeforeAll
     static void start() throws Exception {
         etcd = new EtcdServer().start();
-        etcd.put("/skydns/org/example/foreign/hand", "{\"host\":\"192.0.2.99\"}");
+        etcd.put("/skydns/org/example/foreign/hand", "{\"host\":\"192.0.2.99\",\"targetstrip\":1}");
         // ExternalDNS v0.22 wrote these: the data record and the typed TXT claim, each under a random label
         etcd.put("/skydns/org/example/web/6a7f3c21", "{\"host\":\"203.0.113.20\",\"targetstrip\":1}");
         etcd.put("/skydns/org/example/a-web/1b2c3d4e", "{\"text\":\"\\\"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/web\\\"\",\"targetstrip\":1}");
@@ -75,10 +75,11 @@ class CorednsProviderTest {
                 && e.getValue().equals("{\"text\":\"\\\"heritage=external-dns,external-dns/owner=ext,external-dns/resource=service/shop/api\\\"\",\"targetstrip\":1}")), keys.toString());
         assertTrue(keys.entrySet().stream().anyMatch(e -> e.getKey().matches("/skydns/org/example/alias/[0-9a-f]{8}")
                 && e.getValue().equals("{\"host\":\"web.example.org\",\"targetstrip\":1}")), keys.toString());
-        assertEquals("{\"host\":\"192.0.2.99\"}", keys.get("/skydns/org/example/foreign/hand"), "foreign key untouched");
+        assertEquals("{\"host\":\"192.0.2.99\",\"targetstrip\":1}", keys.get("/skydns/org/example/foreign/hand"), "foreign key untouched");
         // SRV cannot be held by CoreDNS's etcd format: refused, reported, the rest published
         assertTrue(keys.keySet().stream().noneMatch(k -> k.contains("/registry")), keys.toString());
-        assertEquals(List.of("service/nsm/registry"), outcome.problems().stream().map(p -> p.resourceKey()).toList());
+        assertEquals(List.of("service/nsm/registry"), outcome.problems().stream().filter(p -> p.reason().equals("Invalid")).map(p -> p.resourceKey()).toList());
+        assertEquals(List.of("service/shop/foreign"), outcome.problems().stream().filter(p -> p.reason().equals("Conflict")).map(p -> p.resourceKey()).toList());
 
         // a restart: a new provider converges without writes (the SRV stays refused)
         var again = reconciler("ext").reconcile(desired);
@@ -87,7 +88,7 @@ class CorednsProviderTest {
         reconciler("ext").reconcile(Desired.of(ep("web.example.org", "A", "service/shop/web", 0, "203.0.113.21")));
         keys = etcd.range("/skydns/");
         assertTrue(keys.keySet().stream().noneMatch(k -> k.contains("/api/") || k.contains("/a-api/") || k.contains("/alias/")), keys.toString());
-        assertEquals("{\"host\":\"192.0.2.99\"}", keys.get("/skydns/org/example/foreign/hand"));
+        assertEquals("{\"host\":\"192.0.2.99\",\"targetstrip\":1}", keys.get("/skydns/org/example/foreign/hand"));
         assertTrue(keys.keySet().stream().anyMatch(k -> k.matches("/skydns/org/example/web/[0-9a-f]{8}")), keys.toString());
         assertTrue(keys.containsKey("/skydns/org/example/a-web/1b2c3d4e"));
     }

@@ -1,7 +1,5 @@
-package io.meshdns.exposure.testing;
+package io.meshdns.testsupport.dns;
 
-import io.meshdns.exposure.provider.rfc2136.Rfc2136Provider;
-import io.meshdns.exposure.provider.rfc2136.TsigKeys;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.xbill.DNS.Message;
@@ -22,7 +19,6 @@ import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.SimpleResolver;
-import org.xbill.DNS.TSIG;
 import org.xbill.DNS.Type;
 
 /**
@@ -44,7 +40,7 @@ public abstract class DnsServer implements AutoCloseable {
 
     protected DnsServer(String algorithm, List<String> zones) throws IOException {
         this.dir = Files.createTempDirectory("meshdns-" + getClass().getSimpleName().toLowerCase());
-        this.port = FreePort.pick();
+        this.port = LoopbackPorts.pick();
         byte[] key = new byte[32];
         new java.security.SecureRandom().nextBytes(key);
         this.secret = Base64.getEncoder().encodeToString(key);
@@ -112,18 +108,8 @@ public abstract class DnsServer implements AutoCloseable {
         return algorithm;
     }
 
-    public TSIG tsig() {
-        return TsigKeys.create(KEY_NAME, secret, algorithm);
-    }
-
-    public Rfc2136Provider provider() {
-        return provider(zones);
-    }
-
-    /** A provider that manages only the given zones of this server. */
-    public Rfc2136Provider provider(List<String> managedZones) {
-        return new Rfc2136Provider(new Rfc2136Provider.Settings("127.0.0.1", port, managedZones, Optional.of(tsig()),
-                Duration.ofSeconds(10), 300));
+    public List<String> zones() {
+        return zones;
     }
 
     /** Runs {@code dig +short} against this server; returns the answer lines, sorted. */

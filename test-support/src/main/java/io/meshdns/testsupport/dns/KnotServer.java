@@ -1,4 +1,4 @@
-package io.meshdns.exposure.testing;
+package io.meshdns.testsupport.dns;
 
 import java.io.IOException;
 import java.nio.file.Files;
