@@ -187,7 +187,6 @@ class KubeApiServerTest {
                         - {dnsName: api.mesh.test, recordType: A, recordTTL: 60, targets: [192.0.2.7]}
                     """);
             kubectl("apply", "-f", objects.toString());
-            String clusterIp = kubectl("get", "service", "web", "-n", "shop", "-o", "jsonpath={.spec.clusterIP}").strip();
 
             try (io.meshdns.testsupport.QuarkusJarProcess exposure = io.meshdns.testsupport.QuarkusJarProcess.module("exposure-service")
                     .jvmOptions(io.meshdns.testsupport.QuarkusJarProcess.FAST_START_JVM)
