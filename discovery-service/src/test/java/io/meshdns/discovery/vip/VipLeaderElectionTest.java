@@ -169,7 +169,7 @@ class VipLeaderElectionTest {
         leader.kill();
         await("the follower takes the Lease", LEASE_DURATION.plus(RETRY.multipliedBy(4)), follower.allocator::leading);
         long takeoverMillis = (System.nanoTime() - killed) / 1_000_000;
-        System.out.printf("VIP leader takeover after SIGKILL-like loss: %d ms (lease-duration %s)%n", takeoverMillis, LEASE_DURATION);
+        System.out.printf("VIP leader takeover after the leader vanished without releasing: %d ms (lease-duration %s)%n", takeoverMillis, LEASE_DURATION);
         assertEquals(follower.allocator.leaseIdentity().orElseThrow(),
                 cluster.client().leases().inNamespace(NS).withName(LEASE).get().getSpec().getHolderIdentity());
 
