@@ -22,7 +22,9 @@ import java.util.TreeMap;
  * exposure-service's status page, {@code GET /status} (and {@code /}) on the HTTP port: plain HTML, no script.
  * What it shows is what the publisher exports: its settings (the {@code meshdns.exposure.*} contract keys),
  * whether this replica leads and its sources are synced, the last completed pass, failed passes, the records
- * it owns by type, the changes it applied and the names it could not publish because another owner holds them.
+ * it owns by type, the changes it applied and the names it could not publish because another owner holds them;
+ * and the last pass's own report ({@link PassReport}, published by the pass): its plan line by line and the
+ * conflicts and invalid objects with their reasons.
  */
 @ApplicationScoped
 public class StatusPage {
