@@ -60,6 +60,7 @@ class TcpLimitsTest {
     void aClientThatNeverReadsIsPausedAndCutWhileOthersAreAnswered() throws Exception {
         double answeredBefore = metric("coredns_dns_requests_total{", "proto=\"tcp\"", "type=\"TXT\"", "zone=\"tcp.test.\"");
         double pausesBefore = metric("meshdns_dns_tcp_read_pauses_total");
+        double openBefore = metric("meshdns_dns_tcp_connections ");
         byte[] frame = frame(DnsClient.query("big.tcp.test.", Type.TXT, DClass.IN).toWire());
         try (Socket bad = new Socket()) {
             bad.setReceiveBufferSize(8192);
@@ -69,6 +70,7 @@ class TcpLimitsTest {
             Thread writer = new Thread(() -> flood(bad, frame, sent), "non-reading-client");
             writer.setDaemon(true);
             writer.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> metric("meshdns_dns_tcp_connections ") > openBefore);
 
             // Other clients, over TCP and UDP, while the bad one floods: every probe must be answered.
             DnsClient probe = new DnsClient(port);
@@ -91,7 +93,12 @@ class TcpLimitsTest {
                             + sent.get() + " queries answered (" + (long) (answeredToBad * answerBytes / 1024) + " KiB)");
             assertTrue(metric("meshdns_dns_tcp_read_pauses_total") > pausesBefore, "reading paused");
 
-            // Not draining, the connection goes idle and is closed: reading now finds what the kernel held, then EOF.
+            // Not draining, the connection goes idle and the server closes it. Wait for that before reading: on a
+            // loaded machine the server may still be filling the kernel's buffers when the probes are done, and a
+            // read then would be the client draining, not a stalled connection.
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> metric("meshdns_dns_tcp_connections ") <= openBefore);
+            // Reading now finds what the kernel held, then EOF.
             bad.setSoTimeout((int) (TcpLimitsProfile.IDLE_MILLIS + 5000));
             DataInputStream in = new DataInputStream(bad.getInputStream());
             int read = 0;
