@@ -128,15 +128,31 @@ public class NodeLocalService implements BindAddressSource {
         LOG.infof("node-local: removed %s and its rules", settings.interfaceName());
     }
 
-    /** Our listeners are closed by now: if the UDP port is still taken, another instance holds it. */
+    /**
+     * Our listeners are closed by now: if the UDP port stays taken, another instance holds it. The port is
+     * probed for up to a second, since our own sockets can take a moment to be released after the close
+     * completes; only "in use" counts (a refused bind for want of a capability says nothing about others).
+     */
     private boolean servedByAnother() {
-        try (DatagramSocket probe = new DatagramSocket(null)) {
-            probe.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), port));
-            return false;
-        } catch (BindException e) {
-            return true;
-        } catch (SocketException | java.net.UnknownHostException e) {
-            return false;
+        for (int attempt = 0; attempt < 10; attempt++) {
+            try (DatagramSocket probe = new DatagramSocket(null)) {
+                probe.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), port));
+                return false;
+            } catch (BindException e) {
+                String why = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+                if (!why.contains("in use")) {
+                    return false;
+                }
+            } catch (SocketException | java.net.UnknownHostException e) {
+                return false;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+            }
         }
+        return true;
     }
 }

@@ -49,7 +49,7 @@ class DnsServiceProcessTest {
         try (QuarkusJarProcess p = startDnsService(properties.toArray(String[]::new))) {
             int exit = p.awaitExit(START);
             assertNotEquals(0, exit, p.output());
-            assertTrue(p.output().contains(key + ": "), "names " + key + ":\n" + p.output());
+            assertTrue(p.output().contains("meshdns: invalid configuration: " + key + "="), "names " + key + ":\n" + p.output());
             assertTrue(p.output().contains(detail), "shows " + detail + ":\n" + p.output());
         }
     }
