@@ -50,6 +50,9 @@ public interface Registry {
     /** Pure: the ownership-only operations that move an adopted RRset to our owner id. */
     Unit adoption(View view, Endpoint adopted);
 
-    /** ExternalDNS's ApplyChanges: writes operations computed against {@code view}. */
-    void apply(View view, List<RecordOp> ops) throws ProviderException;
+    /**
+     * ExternalDNS's ApplyChanges: writes units computed against {@code view}, each unit's operations
+     * (data and ownership) together where the provider can, so an interruption never separates them.
+     */
+    void apply(View view, List<Unit> units) throws ProviderException;
 }

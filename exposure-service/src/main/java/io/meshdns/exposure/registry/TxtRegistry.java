@@ -151,21 +151,29 @@ public final class TxtRegistry implements Registry {
         return view(provider.records());
     }
 
-    /** Applies operations computed against {@code view}: record by record where the provider can, else folded into RRset changes. */
+    /**
+     * Applies units computed against {@code view}: record by record where the provider can (each unit,
+     * a data RRset with its claim, kept in one UPDATE, so a crash between messages never leaves data
+     * without its claim), else folded into RRset changes.
+     */
     @Override
-    public void apply(Registry.View view, List<RecordOp> ops) throws ProviderException {
-        if (ops.isEmpty()) return;
+    public void apply(Registry.View view, List<Unit> units) throws ProviderException {
+        var groups = units.stream().map(Unit::ops).filter(ops -> !ops.isEmpty()).toList();
+        if (groups.isEmpty()) return;
         if (provider instanceof RecordLevelProvider records) {
-            records.applyRecordOps(ops);
+            records.applyGroups(groups);
         } else {
+            var ops = new ArrayList<RecordOp>();
+            groups.forEach(ops::addAll);
             var changes = RRsetFolding.fold(own(view).raw(), ops);
             if (!changes.isEmpty()) provider.apply(changes);
         }
     }
 
-    /** Applies operations against the zone as it is now (reads it first when the provider needs whole RRsets). */
+    /** Applies operations (as one unit) against the zone as it is now (reads it first when the provider needs whole RRsets). */
     public void apply(List<RecordOp> ops) throws ProviderException {
-        apply(provider instanceof RecordLevelProvider ? view(List.of()) : records(), ops);
+        if (ops.isEmpty()) return;
+        apply(provider instanceof RecordLevelProvider ? view(List.of()) : records(), List.of(new Unit("APPLY", ops.get(0).endpoint(), ops)));
     }
 
     /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */

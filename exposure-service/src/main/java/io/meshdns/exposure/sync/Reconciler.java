@@ -154,10 +154,8 @@ public final class Reconciler {
     private void applyIsolated(Registry.View view, List<Registry.Unit> units, Map<Registry.Unit, String> refused)
             throws ProviderException {
         if (units.isEmpty()) return;
-        var ops = new ArrayList<RecordOp>();
-        units.forEach(u -> ops.addAll(u.ops()));
         try {
-            registry.apply(view, ops);
+            registry.apply(view, units);
         } catch (ProviderException e) {
             if (!e.rejected()) throw e;
             if (units.size() == 1) {

@@ -68,10 +68,16 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     /** Leave room for the header, zone section and TSIG record under the 65535-byte TCP limit. */
     static final int MAX_UPDATE_BYTES = 65535 - 1024;
 
+    /** @param batchChangeSize at most this many operations per UPDATE message (besides the 64 KiB limit) */
     public record Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout,
-                           long defaultTtl, long minTtl) {
+                           long defaultTtl, long minTtl, int batchChangeSize) {
         public Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout, long defaultTtl) {
             this(host, port, zones, tsig, timeout, defaultTtl, 0);
+        }
+
+        public Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout, long defaultTtl,
+                        long minTtl) {
+            this(host, port, zones, tsig, timeout, defaultTtl, minTtl, Integer.MAX_VALUE);
         }
     }
 
@@ -283,43 +289,96 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     }
 
     @Override
-    public synchronized void applyRecordOps(List<RecordOp> ops) throws ProviderException {
-        var byZone = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
-        for (RecordOp op : ops) {
-            String name = op.endpoint().dnsName();
-            Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
-            if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
-                    && !(op instanceof RecordOp.DeleteRecords)) {
-                throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
+    public void applyRecordOps(List<RecordOp> ops) throws ProviderException {
+        applyGroups(ops.stream().map(List::of).toList());
+    }
+
+    /**
+     * One UPDATE per zone and batch; a group (an RRset and its claim) is never split over two
+     * messages unless it alone exceeds one, and {@code batchChangeSize} counts groups (ExternalDNS
+     * counts changes).
+     */
+    @Override
+    public synchronized void applyGroups(List<List<RecordOp>> groups) throws ProviderException {
+        var byZone = new LinkedHashMap<Name, List<List<Map.Entry<RecordOp, List<Record>>>>>();
+        for (List<RecordOp> group : groups) {
+            var parts = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
+            for (RecordOp op : group) {
+                String name = op.endpoint().dnsName();
+                Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
+                if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
+                        && !(op instanceof RecordOp.DeleteRecords)) {
+                    throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
+                }
+                parts.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
             }
-            byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
+            parts.forEach((zone, part) -> byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(part));
         }
         int sent = 0;
         for (var entry : byZone.entrySet()) {
             int empty = 12 + entry.getKey().length() + 4;
-            Update update = new Update(entry.getKey());
-            int size = empty;
+            var batch = new UpdateBatch(entry.getKey(), empty);
             // whatever happens next, our copy of the zone is no longer the server's; it stays the base of the next IXFR
             cache.computeIfPresent(entry.getKey(), (z, c) -> new ZoneCache(c.serial(), c.records(), true));
-            for (var op : entry.getValue()) {
-                int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
-                if (opSize + empty > MAX_UPDATE_BYTES) {
-                    throw ProviderException.rejected(op.getKey().endpoint().dnsName() + " " + op.getKey().endpoint().recordType()
-                            + ": " + op.getValue().size() + " records (" + opSize + " bytes) do not fit in one UPDATE message");
+            for (var group : entry.getValue()) {
+                int groupSize = 0;
+                for (var op : group) {
+                    int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                    if (opSize + empty > MAX_UPDATE_BYTES) {
+                        throw ProviderException.rejected(op.getKey().endpoint().dnsName() + " " + op.getKey().endpoint().recordType()
+                                + ": " + op.getValue().size() + " records (" + opSize + " bytes) do not fit in one UPDATE message");
+                    }
+                    groupSize += opSize;
                 }
-                if (size + opSize > MAX_UPDATE_BYTES && size > empty) {
-                    send(update);
-                    sent++;
-                    update = new Update(entry.getKey());
-                    size = empty;
+                if (groupSize + empty <= MAX_UPDATE_BYTES) {
+                    if (batch.size + groupSize > MAX_UPDATE_BYTES || batch.groups >= settings.batchChangeSize()) sent += batch.flush();
+                    for (var op : group) batch.add(op.getKey(), op.getValue());
+                } else { // a group bigger than one message: operation by operation, each still whole
+                    for (var op : group) {
+                        int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                        if (batch.size + opSize > MAX_UPDATE_BYTES) sent += batch.flush();
+                        batch.add(op.getKey(), op.getValue());
+                    }
                 }
-                add(update, op.getKey(), op.getValue());
-                size += opSize;
+                batch.groups++;
             }
-            send(update);
-            sent++;
+            sent += batch.flush();
         }
         lastUpdateMessages = sent;
+    }
+
+    /** The UPDATE message being filled for one zone. */
+    private final class UpdateBatch {
+        private final Name zone;
+        private final int empty;
+        private Update update;
+        private int size;
+        private int groups;
+
+        UpdateBatch(Name zone, int empty) {
+            this.zone = zone;
+            this.empty = empty;
+            reset();
+        }
+
+        private void reset() {
+            update = new Update(zone);
+            size = empty;
+            groups = 0;
+        }
+
+        void add(RecordOp op, List<Record> recs) {
+            Rfc2136Provider.add(update, op, recs);
+            size += recs.stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+        }
+
+        /** Sends what is in the message, if anything; returns the number of messages sent. */
+        int flush() throws ProviderException {
+            if (size == empty) return 0;
+            send(update);
+            reset();
+            return 1;
+        }
     }
 
     private static void add(Update update, RecordOp op, List<Record> recs) {
