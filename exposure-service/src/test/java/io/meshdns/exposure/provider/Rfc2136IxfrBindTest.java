@@ -119,6 +119,20 @@ class Rfc2136IxfrBindTest {
         assertEquals(List.of("192.0.2.1"), noIxfr.dig("web.full.test", "A"));
     }
 
+    /** With batch-change-size 1 every RRset travels with its claim: one UPDATE per change, never data without claim. */
+    @Test
+    void aBatchOfOneChangeKeepsEachRecordWithItsClaim() throws Exception {
+        var provider = new Rfc2136Provider(new Rfc2136Provider.Settings("127.0.0.1", bind.port(), List.of("ixfr.test"),
+                java.util.Optional.of(Rfc2136Targets.tsig(bind)), java.time.Duration.ofSeconds(10), 300, 0, 1));
+        var wanted = new ArrayList<Endpoint>();
+        for (int i = 0; i < 5; i++) wanted.add(ep("batch" + i + ".ixfr.test", "service/default/batch" + i, "10.3.0." + i));
+        var outcome = reconciler(provider).reconcile(new Desired(wanted, Set.of()));
+        assertEquals(5, outcome.changes().size());
+        assertEquals(10, outcome.ops().size(), "a data and a claim operation per change");
+        assertEquals(5, provider.lastUpdateMessages(), "one message per change, each with its claim");
+        for (int i = 0; i < 5; i++) assertEquals(List.of("10.3.0." + i), bind.dig("batch" + i + ".ixfr.test", "A"));
+    }
+
     /** The figure in the README: one changed record in a 10 000-record zone, read by IXFR vs AXFR. */
     @Test
     void oneChangeInA10kZoneIxfrVersusAxfr() throws Exception {
