@@ -46,6 +46,8 @@ public class DiscoveryRoutes {
     DiscoveryMetrics metrics;
     @Inject
     Vertx vertx;
+    @Inject
+    jakarta.enterprise.inject.Instance<io.meshdns.discovery.vip.CentralVipAllocator> vipAllocator;
 
     final EncodedEvents encoded = new EncodedEvents();
     final WatchClients watchClients = new WatchClients();
@@ -316,6 +318,14 @@ public class DiscoveryRoutes {
         body.put("clusters", clusters);
         body.put("watchClients", metrics.watchClients().get());
         body.put("auth", authenticator.mode().name().toLowerCase(Locale.ROOT));
+        if (vipAllocator.isResolvable()) {
+            var vips = vipAllocator.get();
+            Map<String, Object> v = new LinkedHashMap<>();
+            v.put("leader", vips.leading()); // this replica allocates and writes VIPs (holds the Lease, or runs alone)
+            vips.leaseIdentity().ifPresent(id -> v.put("leaseIdentity", id));
+            v.put("hosts", vips.allocations().size());
+            body.put("vipAllocator", v);
+        }
         rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(WireFormat.encode(body)));
     }
 }

@@ -10,6 +10,7 @@ import io.meshdns.model.ObjectRef;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,6 +85,30 @@ public final class CatalogAggregator {
      */
     public void setEnricher(UnaryOperator<CatalogEntry> enricher) {
         this.enricher = enricher;
+    }
+
+    /**
+     * Passes every entry through the enricher again, because what it adds changed underneath (a VIP table
+     * followed from the leading replica, or taken over with the Lease); entries that change go out with the
+     * next version.
+     */
+    public void reapplyEnricher() {
+        synchronized (lock) {
+            Map<ObjectRef, CatalogEntry> effective = new HashMap<>(current.entries());
+            pending.forEach((ref, e) -> {
+                if (e.isPresent()) effective.put(ref, e.get());
+                else effective.remove(ref);
+            });
+            boolean any = false;
+            for (CatalogEntry e : effective.values()) {
+                CatalogEntry again = enricher.apply(e);
+                if (!again.equals(e)) {
+                    pending.put(again.ref(), Optional.of(again));
+                    any = true;
+                }
+            }
+            if (any) changed();
+        }
     }
 
     public void upsert(CatalogEntry entry) {

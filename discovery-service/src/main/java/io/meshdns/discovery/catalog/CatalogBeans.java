@@ -44,6 +44,8 @@ public class CatalogBeans {
         a.setEnricher(new VipEnricher(allocator));
         // The allocator frees the VIPs of hosts that left the catalog: it needs to see every version.
         if (allocator instanceof CatalogAggregator.Listener l) a.addListener(l);
+        // A follower's table changes under its catalog (the leader's writes), as does a new leader's.
+        if (allocator instanceof io.meshdns.discovery.vip.CentralVipAllocator central) central.onTableChanged(a::reapplyEnricher);
         return a;
     }
 

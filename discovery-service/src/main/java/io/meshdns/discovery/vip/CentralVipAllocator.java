@@ -21,6 +21,7 @@ import org.jboss.logging.Logger;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -62,6 +63,8 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
     DiscoveryConfig discoveryConfig;
     @Inject
     Instance<KubernetesClient> localClient;
+    @Inject
+    Instance<io.micrometer.core.instrument.MeterRegistry> registries;
 
     private VipTable table;
     private List<VipRange> ranges = List.of();
@@ -80,6 +83,14 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
     private final Map<ObjectRef, Set<java.net.InetAddress>> istioHeldBy = new java.util.HashMap<>();
     /** How many ServiceEntries hold each Istio address; guarded by this. */
     private final Map<java.net.InetAddress, Integer> istioHeld = new java.util.HashMap<>();
+    /**
+     * Whether this replica allocates and writes. Without leader election always; with it, only while holding the
+     * Lease: a follower answers the table it follows from the ConfigMap and allocates nothing.
+     */
+    private volatile boolean leading = true;
+    private volatile VipLeadership leadership;
+    private volatile io.fabric8.kubernetes.client.informers.SharedIndexInformer<?> following;
+    private volatile Runnable onTableChanged = () -> { };
 
     /** {@code meshdns.discovery.vip-source}. */
     public enum VipSource {
@@ -94,6 +105,27 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
 
     @PostConstruct
     void init() {
+        configure();
+        VipStore chosen = chooseStore();
+        KubernetesClient leaseClient = null;
+        String ns = null;
+        if (chosen instanceof ConfigMapVipStore) {
+            leaseClient = localClient.get();
+            ns = namespace(leaseClient);
+        } else if (config.leaderElection().enabled().orElse(false)) {
+            LOG.warnf("meshdns.discovery.leader-election.enabled=true ignored: the VIP table is in %s, not a ConfigMap, so there is one writer anyway",
+                    chosen.describe());
+        }
+        if (registries != null && registries.isResolvable()) {
+            io.micrometer.core.instrument.Gauge.builder("meshdns.discovery.vip.leader", this, a -> a.leading() ? 1 : 0)
+                    .description("1 while this replica allocates and writes ServiceEntry VIPs (holds the Lease, or runs alone), else 0")
+                    .register(registries.get());
+        }
+        start(chosen, leaseClient, ns);
+    }
+
+    /** Reads and checks the configuration (one line naming the key on a bad value). */
+    void configure() {
         source = VipSource.parse(config.vipSource());
         List<VipRange> ranges = new ArrayList<>();
         for (String cidr : config.vipRanges()) {
@@ -105,10 +137,18 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
         }
         table = new VipTable(ranges);
         this.ranges = List.copyOf(ranges);
-        store = chooseStore();
         if (config.vipReleaseDelay().isNegative()) {
             throw new IllegalArgumentException("meshdns.discovery.vip-release-delay must not be negative");
         }
+        VipLeadership.validate(config.leaderElection());
+    }
+
+    /**
+     * Loads the table from {@code store} and, when {@code leaseClient} is set and leader election is on (the
+     * default with a ConfigMap), stands for the Lease in {@code namespace} and follows the ConfigMap meanwhile.
+     */
+    void start(VipStore store, KubernetesClient leaseClient, String namespace) {
+        this.store = store;
         for (int attempt = 1; ; attempt++) {
             try {
                 Map<String, List<String>> persisted = store.load();
@@ -126,6 +166,20 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
                 break;
             }
         }
+        if (leaseClient != null && store instanceof ConfigMapVipStore cm && config.leaderElection().enabled().orElse(true)) {
+            leading = false;
+            following = cm.follow(this::followed);
+            VipLeadership l = new VipLeadership(leaseClient, namespace, config.leaderElection(), writer, this::gained, this::lost);
+            leadership = l;
+            l.start();
+            try {
+                // Build the first catalog version in the right role: leading, or following a leader we have seen.
+                Duration wait = config.leaderElection().leaseDuration().plus(config.leaderElection().retryPeriod());
+                if (!l.awaitFirstOutcome(wait)) LOG.warnf("no leader of %s seen within %s: following the ConfigMap meanwhile", l.describe(), wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         long every = Math.max(1000, config.vipReleaseDelay().toMillis() / 2);
         writer.scheduleWithFixedDelay(() -> {
             Catalog c = latest;
@@ -141,8 +195,68 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
         }
     }
 
+    /** Whether this replica allocates and writes now (the metric, status, tests). */
+    public boolean leading() {
+        return leading;
+    }
+
+    /** This replica's Lease identity, or empty without leader election (status). */
+    public java.util.Optional<String> leaseIdentity() {
+        VipLeadership l = leadership;
+        return l == null ? java.util.Optional.empty() : java.util.Optional.of(l.identity());
+    }
+
+    /**
+     * Runs (outside this allocator's lock) when the table changed under entries already in the catalog: the
+     * catalog passes its ServiceEntries through {@link #vipsFor} again.
+     */
+    public void onTableChanged(Runnable action) {
+        onTableChanged = action;
+    }
+
+    /** A follower takes the table the leader stored; the leader ignores its own writes coming back. */
+    private void followed(Map<String, List<String>> stored) {
+        synchronized (this) {
+            if (leading) return;
+            VipTable fresh = new VipTable(ranges);
+            fresh.restore(stored);
+            if (fresh.allocations().equals(table.allocations())) return;
+            table = fresh;
+        }
+        onTableChanged.run();
+    }
+
+    /** Took the Lease: continue from the stored table (no VIP of an existing host changes), then allocate what is missing. */
+    private void gained() {
+        Map<String, List<String>> stored = null;
+        try {
+            stored = store.load();
+        } catch (IOException | RuntimeException e) {
+            LOG.warnf("cannot read %s on taking the Lease (%s): continuing from the followed table", store.describe(), e.getMessage());
+        }
+        synchronized (this) {
+            if (stored != null) {
+                VipTable fresh = new VipTable(ranges);
+                fresh.restore(stored);
+                table = fresh;
+            }
+            absentSince.clear();
+            leading = true;
+        }
+        onTableChanged.run();
+        scheduleSave();
+    }
+
+    private void lost() {
+        leading = false;
+    }
+
     @PreDestroy
     void close() {
+        VipLeadership l = leadership;
+        if (l != null) l.close();
+        var f = following;
+        if (f != null) f.close();
         writer.shutdown();
         try {
             writer.awaitTermination(5, TimeUnit.SECONDS);
@@ -196,7 +310,7 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
                     continue;
                 }
                 if (source == VipSource.ISTIO_ONLY || entry.autoAllocateOptOut() || !needsVips(entry)) continue;
-                List<String> vips = table.allocate(host, this::heldByIstio);
+                List<String> vips = leading ? table.allocate(host, this::heldByIstio) : table.lookup(host);
                 if (!vips.isEmpty()) out.put(host, vips);
             }
             changed = table.size() != before || !table.allocations().equals(allocationsBefore);
@@ -261,6 +375,7 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
      * after versions (catalog lock held) and periodically on the writer thread (for the delay).
      */
     private void sweep(Catalog catalog) {
+        if (!leading) return; // the leader frees; a follower sees it in the ConfigMap
         for (ClusterStatus c : catalog.clusters()) {
             if (c.stale()) return; // its ServiceEntries may still exist: free nothing until it is back
         }

@@ -4,10 +4,13 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The in-cluster store: one ConfigMap (default {@code meshdns-vips}) in discovery's namespace, with the
@@ -92,6 +95,28 @@ public final class ConfigMapVipStore implements VipStore {
             }
         }
         throw new IOException("cannot write ConfigMap " + namespace + "/" + name + ": still conflicting after " + CAS_ATTEMPTS + " attempts");
+    }
+
+    /**
+     * Follows the ConfigMap (an informer on it alone): {@code onTable} gets the stored table after every add and
+     * update. A deleted ConfigMap changes nothing: the leader writes it again.
+     */
+    public SharedIndexInformer<ConfigMap> follow(Consumer<Map<String, List<String>>> onTable) {
+        return client.configMaps().inNamespace(namespace).withName(name).inform(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ConfigMap cm) {
+                onTable.accept(cm.getData() == null ? Map.of() : VipStore.decode(cm.getData().get(DATA_KEY)));
+            }
+
+            @Override
+            public void onUpdate(ConfigMap before, ConfigMap cm) {
+                onAdd(cm);
+            }
+
+            @Override
+            public void onDelete(ConfigMap cm, boolean finalStateUnknown) {
+            }
+        }, 0);
     }
 
     @Override

@@ -43,4 +43,35 @@ public interface VipConfig {
      * ServiceAccount's namespace in a pod, else the client's current namespace, else {@code default}.
      */
     Optional<String> namespace();
+
+    /** {@code meshdns.discovery.leader-election.*}: which replica allocates VIPs. */
+    LeaderElection leaderElection();
+
+    /**
+     * One replica, the holder of a Lease in discovery's namespace, allocates and writes the VIP table; the others
+     * follow the ConfigMap and answer its VIPs, never allocating their own.
+     */
+    interface LeaderElection {
+        /**
+         * {@code meshdns.discovery.leader-election.enabled}: unset means on when the table is the ConfigMap (a
+         * local cluster), off otherwise (file store, manifests only, edge: one process, nothing to elect in).
+         */
+        Optional<Boolean> enabled();
+
+        /** {@code meshdns.discovery.leader-election.lease-name}: the Lease (in {@code meshdns.discovery.namespace}). */
+        @WithDefault("discovery-service-vip-allocator")
+        String leaseName();
+
+        /** {@code meshdns.discovery.leader-election.lease-duration}: how long a leader that stopped renewing keeps the Lease. */
+        @WithDefault("15s")
+        java.time.Duration leaseDuration();
+
+        /** {@code meshdns.discovery.leader-election.renew-deadline}: a leader that cannot renew for this long steps down; below the lease duration. */
+        @WithDefault("10s")
+        java.time.Duration renewDeadline();
+
+        /** {@code meshdns.discovery.leader-election.retry-period}: how often a candidate tries to take the Lease. */
+        @WithDefault("2s")
+        java.time.Duration retryPeriod();
+    }
 }

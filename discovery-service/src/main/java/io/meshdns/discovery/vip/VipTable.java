@@ -44,6 +44,11 @@ public final class VipTable {
         return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
     }
 
+    /** The VIPs {@code host} holds, allocating nothing (a follower's answer). */
+    public List<String> lookup(String rawHost) {
+        return byHost.getOrDefault(key(rawHost), List.of());
+    }
+
     /**
      * Restores persisted allocations. An address outside every range (the ranges changed) or already
      * held by another host is dropped, and the host gets a fresh one at its next {@link #allocate}.

@@ -250,6 +250,13 @@ class DiscoveryClustersTest {
         Map<String, Object> body = WireFormat.mapper().readValue(status.body(), Map.class);
         assertEquals(Boolean.TRUE, body.get("ready"));
         assertEquals(2, ((List<?>) body.get("clusters")).size());
+        // The one replica took the VIP allocator's Lease on the CRUD server at start.
+        @SuppressWarnings("unchecked")
+        Map<String, Object> vips = (Map<String, Object>) body.get("vipAllocator");
+        assertEquals(Boolean.TRUE, vips.get("leader"), status.body());
+        assertEquals(vips.get("leaseIdentity"), east.getClient().leases().inNamespace("test")
+                .withName("discovery-service-vip-allocator").get().getSpec().getHolderIdentity());
+        assertTrue(metrics().contains("meshdns_discovery_vip_leader 1.0"), "meshdns_discovery_vip_leader");
     }
 
     @Test

@@ -7,7 +7,8 @@ public sealed interface Outcome {
 
     /**
      * Which rule produced an answer: read by operator tooling that explains an answer, and by tests.
-     * The Answerer sets the first four; the mesh hook's rewrites are named by the query handler.
+     * The Answerer sets ZONE, OVERLAY, NOT_EXPORTED and PROTOCOL; the mesh hook names its own rewrites
+     * ({@code MeshQueryHook.ruleOf}); the forwarder says whether its cache answered.
      */
     enum Rule {
         /** A protocol-level answer: FORMERR, BADVERS, REFUSED for a class or a transfer over UDP. */
@@ -20,12 +21,16 @@ public sealed interface Outcome {
         NOT_EXPORTED,
         /** The mesh hook synthesized the answer (placeholder, insecure pod name). */
         MESH_SYNTHESIZED,
-        /** The mesh hook chased or rewrote the answer (autopath, ExternalName target, multi-cluster spread). */
+        /** The mesh hook chased or rewrote the answer (ExternalName target, multi-cluster spread). */
         MESH_ADJUSTED,
+        /** The mesh hook answered a search-path expansion of a pod's query with a CNAME to the name that exists. */
+        AUTOPATH,
         /** A wildcard ServiceEntry host answered before forwarding. */
         WILDCARD_HOST,
-        /** The forwarder's answer. */
-        FORWARDED
+        /** The forwarder's answer, from an upstream (or served stale when every upstream failed). */
+        FORWARDED,
+        /** The forwarder's answer from its cache, no upstream asked. */
+        FORWARDED_CACHED
     }
 
     /**

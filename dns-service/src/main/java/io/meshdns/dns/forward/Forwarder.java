@@ -11,4 +11,13 @@ import java.util.concurrent.CompletionStage;
  */
 public interface Forwarder {
     CompletionStage<Message> forward(Message query);
+
+    /** A forwarded response and whether the cache gave it without asking an upstream. */
+    record Result(Message response, boolean cached) {
+    }
+
+    /** Like {@link #forward}, telling a cache hit from an upstream's answer (for the rule an answer reports). */
+    default CompletionStage<Result> resolve(Message query) {
+        return forward(query).thenApply(m -> new Result(m, false));
+    }
 }

@@ -142,6 +142,17 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
 
     @Override
     public CompletionStage<Message> forward(Message query) {
+        return forward(query, null);
+    }
+
+    @Override
+    public CompletionStage<Result> resolve(Message query) {
+        boolean[] cached = new boolean[1];
+        return forward(query, cached).thenApply(m -> new Result(m, cached[0]));
+    }
+
+    /** {@code cached}, when given, is set when the cache answered without an upstream. */
+    private CompletionStage<Message> forward(Message query, boolean[] cached) {
         try {
             Record question = query.getQuestion();
             if (question == null) {
@@ -159,6 +170,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
                 key = CacheKey.of(query);
                 CachedResponse hit = cache.lookup(key);
                 if (hit != null) {
+                    if (cached != null) cached[0] = true;
                     return CompletableFuture.completedFuture(hit.render(query, cache.nowMillis()));
                 }
             }

@@ -6,6 +6,8 @@ import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,6 +26,13 @@ final class MeshIndexBuilder {
     private Map<Name, List<Record>> wildcardHosts = Map.of();
     private List<InetAddress> placeholderAddresses = List.of();
     private MeshIndex current = MeshIndex.EMPTY;
+    /*
+     * Several contributors can restrict one name: a Service group and a ServiceEntry host that is the same
+     * name, or two entries' wildcard hosts. The index holds the union of what every one of them put, so one
+     * contributor dropping its scope must not drop another's: these hold each contributor's scope per name.
+     */
+    private final Map<Name, List<ExportScope>> scopeHolders = new HashMap<>();
+    private final Map<Name, List<ExportScope>> wildcardScopeHolders = new HashMap<>();
 
     MeshIndex current() {
         return current;
@@ -58,13 +67,38 @@ final class MeshIndexBuilder {
         void replace(Contribution before, Contribution after) {
             if (before != null) {
                 for (Name n : before.spread) spreadNames.remove(n);
-                for (Name n : before.scopes.keySet()) exportScopes.remove(n);
-                for (Name n : before.wildcardScopes.keySet()) wildcardExportScopes.remove(n);
             }
             if (after != null) {
                 for (Name n : after.spread) spreadNames.put(n, Boolean.TRUE);
-                after.scopes.forEach(exportScopes::put);
-                after.wildcardScopes.forEach(wildcardExportScopes::put);
+            }
+            moveScopes(before == null ? null : before.scopes, after == null ? null : after.scopes, scopeHolders, exportScopes);
+            moveScopes(before == null ? null : before.wildcardScopes, after == null ? null : after.wildcardScopes,
+                    wildcardScopeHolders, wildcardExportScopes);
+        }
+
+        private static void moveScopes(Map<Name, ExportScope> before, Map<Name, ExportScope> after,
+                                       Map<Name, List<ExportScope>> holders, ShardedMap.Editor<Name, ExportScope> published) {
+            List<Name> touched = new ArrayList<>();
+            if (before != null) {
+                before.forEach((n, scope) -> {
+                    List<ExportScope> held = holders.get(n);
+                    if (held != null && held.remove(scope) && held.isEmpty()) holders.remove(n);
+                    touched.add(n);
+                });
+            }
+            if (after != null) {
+                after.forEach((n, scope) -> {
+                    holders.computeIfAbsent(n, k -> new ArrayList<>(1)).add(scope);
+                    touched.add(n);
+                });
+            }
+            for (Name n : touched) {
+                List<ExportScope> held = holders.get(n);
+                if (held == null) {
+                    published.remove(n);
+                } else {
+                    published.put(n, ExportScopes.union(held));
+                }
             }
         }
 

@@ -136,6 +136,24 @@ public final class MeshQueryHook {
         return null;
     }
 
+    /**
+     * The rule behind what {@link #adjust} returned for an answer the Answerer gave under {@code answerer}: each
+     * of its outputs is told apart by its shape. The NXDOMAIN itself back (autopath found no candidate) keeps the
+     * Answerer's rule (a zone's NXDOMAIN, or a name not exported to the client's namespace); a NOERROR from an
+     * NXDOMAIN that starts with a CNAME owned by the question is autopath's (the placeholder and pod names never
+     * carry one); any other answer from an NXDOMAIN is synthesized; from a positive answer, chased or spread.
+     */
+    public static io.meshdns.dns.answer.Outcome.Rule ruleOf(io.meshdns.dns.answer.Outcome.Rule answerer, Message before, Message after) {
+        if (after == before) return answerer;
+        if (before.getRcode() != Rcode.NXDOMAIN) return io.meshdns.dns.answer.Outcome.Rule.MESH_ADJUSTED;
+        List<Record> answer = after.getSection(Section.ANSWER);
+        if (!answer.isEmpty() && answer.get(0).getType() == Type.CNAME && before.getQuestion() != null
+                && answer.get(0).getName().equals(before.getQuestion().getName())) {
+            return io.meshdns.dns.answer.Outcome.Rule.AUTOPATH;
+        }
+        return io.meshdns.dns.answer.Outcome.Rule.MESH_SYNTHESIZED;
+    }
+
     private Message synthesized(Message nxdomain, MeshAnswerPolicy.Synthesized s) {
         Message r = nxdomain.clone();
         r.getHeader().setRcode(Rcode.NOERROR);

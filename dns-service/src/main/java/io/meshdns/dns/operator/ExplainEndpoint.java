@@ -1,8 +1,11 @@
 package io.meshdns.dns.operator;
 
 import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.Outcome;
+import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.discovery.DiscoveryRecordSource;
+import io.meshdns.dns.server.RequestHandler;
 import io.meshdns.dns.server.RequestProcessor;
 import io.meshdns.dns.snapshot.Snapshot;
 import io.meshdns.dns.snapshot.SnapshotStore;
@@ -19,7 +22,6 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.xbill.DNS.DClass;
-import org.xbill.DNS.Flags;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Rcode;
@@ -39,9 +41,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code GET /v1/explain?name=&type=&client=}: why a name resolves the way it does at this node. The query is
  * answered by the real query path (over the TCP path, so the UDP memo is left alone; it is counted in the metrics
- * like any query), then explained from what is observable beside it: which source holds the zone, the catalog
- * entries behind a mesh name, the placeholder address, the authoritative flag. What it cannot tell yet: whether
- * autopath or an exportTo rule shaped the answer, and whether a forwarded answer came from the cache.
+ * like any query) as the {@code client} address asks it (its pod's namespace decides exportTo and autopath). The rule
+ * is the one the answer path reports ({@link Outcome.Rule}); the detail is read beside it: which source holds the
+ * zone, the catalog entries behind a mesh name, the placeholder address.
  */
 @ApplicationScoped
 public class ExplainEndpoint {
@@ -92,14 +94,18 @@ public class ExplainEndpoint {
         }
         Snapshot snapshot = store.current();
         Message query = Message.newQuery(Record.newRecord(name, type, DClass.IN));
-        CompletableFuture<byte[]> answer = new CompletableFuture<>();
-        processor.process(query.toWire(), new ClientInfo(client, 0, client.contains(":"), Transport.TCP), answer::complete);
-        Message response = new Message(answer.get(10, TimeUnit.SECONDS));
+        CompletableFuture<RequestHandler.Reply> answer = new CompletableFuture<>();
+        ClientInfo asker = new ClientInfo(client, 0, client.contains(":"), Transport.TCP);
+        processor.process(query.toWire(), asker, wire -> { }, answer::complete);
+        RequestHandler.Reply reply = answer.get(10, TimeUnit.SECONDS);
+        Message response = reply.response();
+        String clientNamespace = new QueryContext(snapshot, asker, query).clientNamespace();
 
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("name", name.toString());
         out.put("type", Type.string(type));
         out.put("client", client);
+        if (clientNamespace != null) out.put("clientNamespace", clientNamespace);
         out.put("rcode", Rcode.string(response.getRcode()));
         List<String> records = new ArrayList<>();
         for (Record r : response.getSection(Section.ANSWER)) records.add(r.toString());
@@ -110,9 +116,34 @@ public class ExplainEndpoint {
         ZoneIndex zone = snapshot.findZone(name);
         String rule;
         String why = null;
-        if (!response.getHeader().getFlag(Flags.AA)) {
+        out.put("answerRule", reply.rule().name());
+        if (reply.rule() == Outcome.Rule.FORWARDED) {
             rule = "forwarded";
-            why = "not in a zone this node serves: sent to the upstreams (meshdns.dns.upstreams or a zone forward), through the cache";
+            why = "not in a zone this node serves: sent to the upstreams (meshdns.dns.upstreams or a zone forward); the answer is cached now";
+        } else if (reply.rule() == Outcome.Rule.FORWARDED_CACHED) {
+            rule = "forwarded, cached";
+            why = "not in a zone this node serves: answered from the forwarding cache, no upstream asked";
+        } else if (reply.rule() == Outcome.Rule.AUTOPATH) {
+            List<Record> chain = response.getSection(Section.ANSWER);
+            rule = "autopath";
+            why = "a search-path expansion from a pod in namespace " + clientNamespace + ", answered in one round trip: CNAME to "
+                    + (chain.isEmpty() ? "?" : ((org.xbill.DNS.CNAMERecord) chain.get(0)).getTarget());
+        } else if (reply.rule() == Outcome.Rule.NOT_EXPORTED) {
+            rule = "not exported";
+            why = "the name exists but is not exported to the client's namespace " + (clientNamespace == null ? "(no pod: no namespace)" : clientNamespace)
+                    + " (exportTo): answered as if it did not exist";
+            if (zone != null) out.put("zone", zone.origin().toString());
+        } else if (reply.rule() == Outcome.Rule.WILDCARD_HOST) {
+            rule = "ServiceEntry wildcard host";
+            why = "under a wildcard ServiceEntry host, answered with its addresses";
+        } else if (reply.rule() == Outcome.Rule.MESH_SYNTHESIZED && snapshot.mesh().exportRestricted()
+                && !snapshot.mesh().visible(name, clientNamespace)) {
+            rule = "placeholder";
+            why = "the name exists but is not exported to the client's namespace " + (clientNamespace == null ? "(no pod: no namespace)" : clientNamespace)
+                    + " (exportTo): answered as if it did not exist, so the placeholder (meshdns.dns.placeholder.ipv4)";
+        } else if (reply.rule() == Outcome.Rule.PROTOCOL) {
+            rule = "protocol";
+            why = "a protocol-level answer (" + Rcode.string(response.getRcode()) + ")";
         } else if (zone == null) { // a name served outside any zone: the mesh's overlay (ServiceEntry hosts)
             MeshReason mesh = mesh(name, null, response, records);
             out.put("zoneSource", "discovery (overlay)");

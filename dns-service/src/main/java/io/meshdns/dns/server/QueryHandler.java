@@ -6,6 +6,7 @@ import io.meshdns.dns.answer.Outcome;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.forward.Forwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
+import io.meshdns.dns.kubernetes.MeshQueryHook;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -55,13 +56,12 @@ public class QueryHandler implements RequestHandler {
             if (adjusted == null) {
                 return CompletableFuture.completedFuture(new Reply(answer.response(), answer.zone(), false, answer.rule()));
             }
-            // From NXDOMAIN the hook synthesizes (placeholder, pod name) or follows the search path; else it chases or spreads.
-            Outcome.Rule rule = answer.response().getRcode() == Rcode.NXDOMAIN ? Outcome.Rule.MESH_SYNTHESIZED : Outcome.Rule.MESH_ADJUSTED;
-            return adjusted.thenApply(response -> new Reply(response, answer.zone(), false, rule));
+            return adjusted.thenApply(response -> new Reply(response, answer.zone(), false,
+                    MeshQueryHook.ruleOf(answer.rule(), answer.response(), response)));
         }
         // Our OPT goes on the forwarder's answer here, not in notOurs: the hook's sub-queries merge theirs.
         return notOurs(ctx).thenApply(reply -> reply.forwarded()
-                ? new Reply(answerer.get().withEdns(request, reply.response()), NO_ZONE, true) : reply);
+                ? new Reply(answerer.get().withEdns(request, reply.response()), NO_ZONE, true, reply.rule()) : reply);
     }
 
     /** The pipeline without the mesh hook, for the hook's own sub-queries (autopath, CNAME targets), on the same snapshot. */
@@ -81,7 +81,8 @@ public class QueryHandler implements RequestHandler {
             return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE, false, Outcome.Rule.WILDCARD_HOST));
         }
         if (forwarder.isResolvable()) {
-            return forwarder.get().forward(request).thenApply(response -> new Reply(response, NO_ZONE, true));
+            return forwarder.get().resolve(request).thenApply(r -> new Reply(r.response(), NO_ZONE, true,
+                    r.cached() ? Outcome.Rule.FORWARDED_CACHED : Outcome.Rule.FORWARDED));
         }
         return CompletableFuture.completedFuture(new Reply(answerer.get().error(request, Rcode.REFUSED), NO_ZONE));
     }

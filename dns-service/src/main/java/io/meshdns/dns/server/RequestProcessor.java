@@ -144,6 +144,14 @@ public class RequestProcessor {
      * on another thread when the answer is forwarded.
      */
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send) {
+        process(packet, client, send, null);
+    }
+
+    /**
+     * Like {@link #process(byte[], ClientInfo, Consumer)}; {@code replied}, when given, also receives the reply
+     * the wire answer was encoded from (its zone and the rule that produced it), for operator tooling.
+     */
+    public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send, Consumer<RequestHandler.Reply> replied) {
         long started = System.nanoTime();
         // Read once: the whole request is answered from this snapshot and the mesh index it carries.
         Snapshot snapshot = store.current();
@@ -164,7 +172,7 @@ public class RequestProcessor {
         }
         QueryContext ctx = new QueryContext(snapshot, client, query);
         if (EdnsStrictness.violation(query) != null) {
-            complete(ctx, packet, formErr(query), started, send);
+            complete(ctx, packet, formErr(query), started, send, replied);
             return;
         }
         int opcode = query.getHeader().getOpcode();
@@ -177,7 +185,7 @@ public class RequestProcessor {
             if (query.getQuestion() != null) {
                 notImp.addRecord(query.getQuestion(), Section.QUESTION);
             }
-            complete(ctx, packet, new RequestHandler.Reply(notImp, NO_ZONE), started, send);
+            complete(ctx, packet, new RequestHandler.Reply(notImp, NO_ZONE), started, send, replied);
             return;
         }
         Record question = query.getQuestion();
@@ -186,7 +194,7 @@ public class RequestProcessor {
             transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
                 if (error != null || messages == null || messages.isEmpty()) {
                     LOG.warnf(error, "zone transfer for %s failed", question.getName());
-                    complete(ctx, packet, servFail(query), started, send);
+                    complete(ctx, packet, servFail(query), started, send, replied);
                     return;
                 }
                 for (Message m : messages) {
@@ -201,11 +209,12 @@ public class RequestProcessor {
                 metrics.panic();
                 reply = servFail(query);
             }
-            complete(ctx, packet, reply, started, send);
+            complete(ctx, packet, reply, started, send, replied);
         });
     }
 
-    private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Consumer<byte[]> send) {
+    private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Consumer<byte[]> send,
+                          Consumer<RequestHandler.Reply> replied) {
         Message query = ctx.query();
         ClientInfo client = ctx.client();
         byte[] wire;
@@ -218,6 +227,7 @@ public class RequestProcessor {
             wire = reply.response().toWire();
         }
         send.accept(wire);
+        if (replied != null) replied.accept(reply);
         // The memo keeps answers per snapshot (an answer from a replaced one is dropped there) and only those that
         // depend on nothing but the query bytes and the snapshot: a name whose exportTo makes the answer depend on
         // the client's namespace is never remembered, so a hit can never show one client another's answer.

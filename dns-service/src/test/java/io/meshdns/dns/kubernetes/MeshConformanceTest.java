@@ -139,15 +139,23 @@ class MeshConformanceTest {
     void everyAnswerNamesTheRuleThatProducedIt() throws Exception {
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.ZONE, rule("web.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.OVERLAY, rule("api.example.com.", Type.A, "127.0.0.1"));
-        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, rule("hidden.example.", Type.A, "127.0.0.3"),
-                "a hidden host outside our zones is forwarded");
+        assertTrue(Set.of(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, io.meshdns.dns.answer.Outcome.Rule.FORWARDED_CACHED)
+                        .contains(rule("hidden.example.", Type.A, "127.0.0.3")),
+                "a hidden host outside our zones is forwarded (other tests may have asked it: then from the cache)");
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.NOT_EXPORTED, rule("_http._tcp.internal.shop.svc.cluster.local.", Type.SRV, "127.0.0.3"));
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_SYNTHESIZED, rule("internal.shop.svc.cluster.local.", Type.A, "127.0.0.3"),
                 "hidden Service: NXDOMAIN, then the placeholder");
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_SYNTHESIZED, rule("lazy.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.MESH_ADJUSTED, rule("ext.shop.svc.cluster.local.", Type.A, "127.0.0.1"));
         assertEquals(io.meshdns.dns.answer.Outcome.Rule.WILDCARD_HOST, rule("anything.wild.example.com.", Type.A, "127.0.0.1"));
-        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, rule("google.com.", Type.A, "127.0.0.1"));
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.AUTOPATH, rule("web.shop.shop.svc.cluster.local.", Type.A, "127.0.0.1"),
+                "the first search-path expansion from a pod of shop");
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.ZONE, rule("web.shop.shop.svc.cluster.local.", Type.A, "127.0.0.9"),
+                "no pod: the zone's NXDOMAIN stands");
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED, rule("rule-twice.example.", Type.A, "127.0.0.1"),
+                "first asked: Knot answers");
+        assertEquals(io.meshdns.dns.answer.Outcome.Rule.FORWARDED_CACHED, rule("rule-twice.example.", Type.A, "127.0.0.1"),
+                "asked again: the cache answers");
     }
 
     private io.meshdns.dns.answer.Outcome.Rule rule(String name, int type, String client) throws Exception {

@@ -49,7 +49,11 @@ class MeshIncrementalTest {
                 MeshSettings.defaults().withRemotePolicy(MeshSettings.RemoteServicePolicy.GATEWAY)
                         .withPlaceholder(new MeshSettings.Placeholder(true, (java.net.Inet4Address) Names.ip("198.18.0.1"),
                                 List.of(Names.absolute("service.entry")), 30)))) {
-            run(settings, new Random(settings.hashCode()));
+            // Fixed seeds: a settings hashCode would change with the JVM (enums hash by identity), so a failing
+            // sequence could not be replayed.
+            for (long seed = 1; seed <= 16; seed++) {
+                run(settings, new Random(seed));
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.meshdns.exposure.operator;
 
 import io.meshdns.exposure.sync.ExposureController;
+import io.meshdns.exposure.sync.PassReport;
 import io.meshdns.model.operator.HtmlPage;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,7 +22,9 @@ import java.util.TreeMap;
  * exposure-service's status page, {@code GET /status} (and {@code /}) on the HTTP port: plain HTML, no script.
  * What it shows is what the publisher exports: its settings (the {@code meshdns.exposure.*} contract keys),
  * whether this replica leads and its sources are synced, the last completed pass, failed passes, the records
- * it owns by type, the changes it applied and the names it could not publish because another owner holds them.
+ * it owns by type, the changes it applied and the names it could not publish because another owner holds them;
+ * and the last pass's own report ({@link PassReport}, published by the pass): its plan line by line and the
+ * conflicts and invalid objects with their reasons.
  */
 @ApplicationScoped
 public class StatusPage {
@@ -69,6 +72,8 @@ public class StatusPage {
                 "conflicts (not published: another owner holds the name)", format(sum("meshdns.exposure.owner.mismatch"))));
         page.section("Passes").facts("passes", state.toArray(String[]::new));
 
+        if (controller.isResolvable()) lastPass(page, controller.get().lastPass());
+
         List<List<String>> owned = new ArrayList<>();
         byTag("meshdns.exposure.records", "type").forEach((type, n) -> owned.add(List.of(type, format(n))));
         page.section("Owned records").table("owned", List.of("type", "records"), owned, "no records owned yet");
@@ -77,6 +82,26 @@ public class StatusPage {
         byTag("meshdns.exposure.changes", "action").forEach((action, n) -> changes.add(List.of(action, format(n))));
         page.section("Changes applied").table("changes", List.of("action", "RRsets"), changes, "no changes applied yet");
         return page.render();
+    }
+
+    /** The pass's own report: its plan line by line and the names it could not publish, with why. */
+    private static void lastPass(HtmlPage page, PassReport r) {
+        page.section("Last pass").facts("last-pass",
+                "finished", r.finishedAt() == null ? "no pass yet" : HtmlPage.ago(r.finishedAt().toEpochMilli()),
+                "took", r.took().toMillis() + " ms",
+                "result", r.result() + (r.dryRun() ? ", DRY-RUN: nothing written" : ""),
+                "owned records", String.valueOf(r.ownedRecords()));
+        page.section("Last plan").table("plan", List.of("change"), r.plan().stream().map(List::of).toList(),
+                "no changes in the last pass");
+        if (r.plan().isEmpty() && r.lastChangedAt() != null) {
+            page.paragraph("Last pass that changed something: " + HtmlPage.ago(r.lastChangedAt().toEpochMilli()));
+            page.table("last-changes", List.of("change"), r.lastChanges().stream().map(List::of).toList(), "");
+        }
+        List<List<String>> conflicts = new ArrayList<>();
+        r.conflicts().forEach(c -> conflicts.add(List.of("plan", c)));
+        r.problems().forEach(p -> conflicts.add(List.of("object", p)));
+        page.section("Conflicts and invalid objects").table("conflicts", List.of("from", "what and why"), conflicts,
+                "none in the last pass");
     }
 
     private double sum(String name) {

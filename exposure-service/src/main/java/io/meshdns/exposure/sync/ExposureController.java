@@ -48,6 +48,8 @@ public class ExposureController {
     private ProblemReporter reporter;
     /** Targets whose provider has answered a read at least once (readiness). */
     private final Set<String> answered = ConcurrentHashMap.newKeySet();
+    /** What the last pass did, for the status page: replaced as a whole at the end of each pass. */
+    private volatile PassReport lastPass = PassReport.NONE;
 
     private final List<ProviderFactory> factories;
     private final List<RegistryFactory> registries;
@@ -135,6 +137,11 @@ public class ExposureController {
         return !reconcilers.isEmpty() && reconcilers.stream().allMatch(r -> answered.contains(r.target()));
     }
 
+    /** The last pass's report ({@link PassReport#NONE} before the first): read-only, never changes once published. */
+    public PassReport lastPass() {
+        return lastPass;
+    }
+
     public boolean isLeader() {
         return gate != null && gate.isLeader();
     }
@@ -183,6 +190,7 @@ public class ExposureController {
 
     private synchronized PassResult reconcile() {
         if (!isLeader() || !sourcesReady()) return new PassResult(List.of(), 0);
+        long started = System.nanoTime();
         SourceOutput output = sources.collect();
         var desired = output.toDesired();
         var outcomes = new ArrayList<Reconciler.Outcome>();
@@ -216,6 +224,7 @@ public class ExposureController {
         }
         reporter.report(problems, publishedProblems);
         if (failed == 0) metrics.synced(Instant.now().getEpochSecond());
+        lastPass = PassReport.after(lastPass, started, reconcilers.size(), failed, outcomes, problems);
         return new PassResult(outcomes, failed);
     }
 }

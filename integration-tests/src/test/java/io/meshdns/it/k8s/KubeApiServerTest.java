@@ -108,17 +108,26 @@ class KubeApiServerTest {
         }
     }
 
-    @Test
-    void everyOverlayAppliesAndEachServiceAccountHoldsExactlyItsApiCalls() throws Exception {
+    private static boolean applied;
+
+    /** Renders and applies every overlay once (later ones over earlier ones, as an operator switching would). */
+    private static synchronized void applyOverlays() throws Exception {
+        if (applied) return;
         Path k8s = copyWithSecrets();
         for (String overlay : List.of("node-local", "cluster-ip", "coredns")) {
             String rendered = kubectl("kustomize", k8s.resolve("overlays").resolve(overlay).toString());
             Path file = work.resolve(overlay + ".yaml");
             Files.writeString(file, forThisServer(Manifests.parse(rendered)));
             // Client-side validation against the server's OpenAPI, then the server's own.
-            String applied = kubectl("apply", "--validate=true", "-f", file.toString());
-            assertTrue(applied.contains("daemonset.apps/dns-service"), overlay + ":\n" + applied);
+            String out = kubectl("apply", "--validate=true", "-f", file.toString());
+            assertTrue(out.contains("daemonset.apps/dns-service"), overlay + ":\n" + out);
         }
+        applied = true;
+    }
+
+    @Test
+    void everyOverlayAppliesAndEachServiceAccountHoldsExactlyItsApiCalls() throws Exception {
+        applyOverlays();
 
         for (String sa : ManifestsTest.SERVICES) {
             String user = "system:serviceaccount:" + ManifestsTest.NAMESPACE + ":" + sa;
@@ -136,6 +145,91 @@ class KubeApiServerTest {
             held.addAll(own);
             assertEquals(listed.stream().map(Grant::toString).toList(), held.stream().map(Grant::toString).toList(),
                     sa + ": rights on the API server versus " + ApiCalls.file(sa));
+        }
+    }
+
+    /**
+     * exposure-service with nothing but its own ServiceAccount's token (a TokenRequest, as the kubelet
+     * would mount it) checks for the DNSEndpoint CRD, takes its Lease, watches DNSEndpoints and
+     * publishes one into a real BIND9 over TSIG-signed UPDATEs.
+     */
+    @Test
+    void exposureServicePublishesIntoBindWithItsOwnServiceAccountToken() throws Exception {
+        applyOverlays();
+        Path request = work.resolve("token-request.json");
+        Files.writeString(request, "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\",\"spec\":{\"expirationSeconds\":3600}}");
+        String response = kubectl("create", "--raw", "/api/v1/namespaces/" + ManifestsTest.NAMESPACE
+                + "/serviceaccounts/exposure-service/token", "-f", request.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"token\":\"([^\"]+)\"").matcher(response);
+        assertTrue(m.find(), response);
+        String token = m.group(1);
+
+        String secret = java.util.Base64.getEncoder().encodeToString(randomHex(32).getBytes(StandardCharsets.US_ASCII));
+        try (UpdatableBind bind = new UpdatableBind(Files.createDirectories(work.resolve("bind")), "mesh.test", "exposure", secret)) {
+            bind.start();
+            kubectl("create", "namespace", "shop");
+            Path objects = work.resolve("objects.yaml");
+            Files.writeString(objects, """
+                    apiVersion: v1
+                    kind: Service
+                    metadata:
+                      name: web
+                      namespace: shop
+                      annotations: {external-dns.alpha.kubernetes.io/internal-hostname: web.mesh.test}
+                    spec:
+                      ports: [{port: 80}]
+                    ---
+                    apiVersion: externaldns.k8s.io/v1alpha1
+                    kind: DNSEndpoint
+                    metadata: {name: api, namespace: shop}
+                    spec:
+                      endpoints:
+                        - {dnsName: api.mesh.test, recordType: A, recordTTL: 60, targets: [192.0.2.7]}
+                    """);
+            kubectl("apply", "-f", objects.toString());
+
+            try (io.meshdns.testsupport.QuarkusJarProcess exposure = io.meshdns.testsupport.QuarkusJarProcess.module("exposure-service")
+                    .jvmOptions(io.meshdns.testsupport.QuarkusJarProcess.FAST_START_JVM)
+                    .env("POD_NAMESPACE", ManifestsTest.NAMESPACE)
+                    .properties(java.util.Map.ofEntries(
+                            java.util.Map.entry("quarkus.http.port", "0"),
+                            // fabric8's own settings (the quarkus.kubernetes-client.* ones are fixed at build time),
+                            // as a pod's mounted token would give them.
+                            java.util.Map.entry("kubernetes.master", "https://127.0.0.1:" + apiPort),
+                            java.util.Map.entry("kubernetes.auth.token", token),
+                            java.util.Map.entry("kubernetes.trust.certificates", "true"),
+                            java.util.Map.entry("kubernetes.namespace", ManifestsTest.NAMESPACE),
+                            java.util.Map.entry("quarkus.kubernetes-client.devservices.enabled", "false"),
+                            java.util.Map.entry("meshdns.exposure.policy", "sync"),
+                            java.util.Map.entry("meshdns.exposure.owner-id", "kube-it"),
+                            java.util.Map.entry("meshdns.exposure.provider", "rfc2136"),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.host", "127.0.0.1"),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.port", String.valueOf(bind.port())),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.zones", "mesh.test"),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.tsig-secret", secret),
+                            java.util.Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
+                            java.util.Map.entry("meshdns.exposure.default-domain", "mesh.test"),
+                            java.util.Map.entry("meshdns.exposure.domain-filters", "mesh.test"),
+                            // The Service source watches discovery.k8s.io/v1 EndpointSlices, which 1.20 does not
+                            // serve (1.21+): DNSEndpoints only here; ManifestsTest and the SubjectAccessReviews
+                            // above cover the Service rules.
+                            java.util.Map.entry("meshdns.exposure.sources", "crd"),
+                            java.util.Map.entry("meshdns.exposure.interval", "2s"),
+                            java.util.Map.entry("meshdns.exposure.debounce", "200ms"),
+                            java.util.Map.entry("meshdns.exposure.leader-election.lease-namespace", ManifestsTest.NAMESPACE)))
+                    .start()) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                List<String> api = List.of();
+                while (System.nanoTime() < deadline && api.isEmpty() && exposure.isAlive()) {
+                    api = bind.a("api.mesh.test.");
+                    Thread.sleep(500);
+                }
+                assertEquals(List.of("192.0.2.7"), api, "DNSEndpoint api.shop in BIND\n" + exposure.output());
+                assertTrue(!exposure.output().toLowerCase(java.util.Locale.ROOT).contains("forbidden"), exposure.output());
+                String lease = kubectl("get", "lease", "-n", ManifestsTest.NAMESPACE, "-o", "jsonpath={.items[*].spec.holderIdentity}");
+                assertTrue(!lease.isBlank(), "exposure-service holds its Lease");
+            }
         }
     }
 

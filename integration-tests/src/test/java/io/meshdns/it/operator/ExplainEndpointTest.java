@@ -3,6 +3,7 @@ package io.meshdns.it.operator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.meshdns.testsupport.QuarkusJarProcess;
+import io.meshdns.testsupport.dns.KnotServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,6 +15,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -23,20 +25,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code /v1/explain} on the running dns-service, one row per rule it can tell apart, and {@code bin/meshdns explain}
  * as its thin client. The node follows discovery (examples/clusters, node of east, placeholder 1.1.1.2), serves the
- * example zone file and a dynamic zone exposure-service publishes into, and forwards the rest.
+ * example zone file and a dynamic zone exposure-service publishes into, and forwards the rest to a real Knot. Two pods (shop/client-0
+ * 10.244.1.50, billing/ledger-0 10.244.3.7) and a ServiceEntry exported to shop alone come from
+ * {@code src/test/resources/operator/explain-clusters}.
  */
 class ExplainEndpointTest {
     @TempDir
     static Path state;
     static RunningServices services;
+    /** The upstream: a real Knot serving {@code upstream.test} (and REFUSED for the rest). */
+    static KnotServer upstream;
 
     @BeforeAll
     static void start() throws Exception {
-        services = new RunningServices(state);
+        upstream = new KnotServer("hmac-sha256", List.of("upstream.test"));
+        upstream.start("twice IN A 192.0.2.77");
+        services = new RunningServices(state, "127.0.0.1:" + upstream.port());
         try {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() ->
                     explain("registry.nsm-system." + RunningServices.DOMAIN, "SRV").path("rcode").asText().equals("NOERROR")
-                            && explain("reviews.shop.svc.cluster.local", "A").path("rcode").asText().equals("NOERROR"));
+                            && explain("reviews.shop.svc.cluster.local", "A").path("rcode").asText().equals("NOERROR")
+                            && explain("vault.service.entry", "A", "10.244.1.50").path("answer").toString().contains("192.0.2.50"));
         } catch (Throwable e) {
             throw new AssertionError(services.outputs(), e);
         }
@@ -45,6 +54,39 @@ class ExplainEndpointTest {
     @AfterAll
     static void stop() {
         if (services != null) services.close();
+        try {
+            if (upstream != null) upstream.close();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Asked as a pod (its address as {@code client}): its namespace decides exportTo and the search path. */
+    @ParameterizedTest(name = "{0} {1} from {2}: {4}")
+    @CsvSource(delimiter = '|', value = {
+            // name | type | client | rcode | rule | the why says | an answer record contains
+            "web.shop.shop.svc.cluster.local | A | 10.244.1.50 | NOERROR | autopath | CNAME to web.shop.svc.cluster.local. | 10.96.0.10",
+            "vault.service.entry | A | 10.244.1.50 | NOERROR | ServiceEntry host, its addresses | 192.0.2.50 | 192.0.2.50",
+            "vault.service.entry | A | 10.244.3.7 | NOERROR | placeholder | not exported to the client's namespace billing | 1.1.1.2",
+    })
+    void asAClient(String name, String type, String client, String rcode, String rule, String why, String record) throws Exception {
+        JsonNode e = explain(name, type, client);
+        assertEquals(rcode, e.path("rcode").asText(), e.toString());
+        assertEquals(rule, e.path("rule").asText(), e.toString());
+        assertTrue(e.path("why").asText().contains(why), e.toString());
+        assertTrue(e.path("answer").toString().contains(record), e.toString());
+    }
+
+    @Test
+    void aForwardedNameAskedTwiceIsFromTheUpstreamThenFromTheCache() throws Exception {
+        JsonNode first = explain("twice.upstream.test", "A");
+        JsonNode second = explain("twice.upstream.test", "A");
+        assertEquals("[\"twice.upstream.test.\\t300\\tIN\\tA\\t192.0.2.77\"]", first.path("answer").toString(), first.toString());
+        assertEquals("forwarded", first.path("rule").asText(), first.toString());
+        assertEquals("FORWARDED", first.path("answerRule").asText(), first.toString());
+        assertEquals("forwarded, cached", second.path("rule").asText(), second.toString());
+        assertTrue(second.path("why").asText().contains("no upstream asked"), second.toString());
+        assertTrue(second.path("answer").toString().contains("192.0.2.77"), second.toString());
     }
 
     @ParameterizedTest(name = "{0} {1}: {3}")
@@ -60,7 +102,7 @@ class ExplainEndpointTest {
             "api.payments.example | A | NOERROR | ServiceEntry host, its addresses | 192.0.2.10 | east/SERVICE_ENTRY/istio-system/payments-api",
             "registry.mesh.example | A | NOERROR | zone file | mesh.example.zone | ",
             "registry.nsm-system.mesh.it | SRV | NOERROR | dynamic zone | RFC 2136 | ",
-            "www.example.invalid | A | SERVFAIL | forwarded | sent to the upstreams | ",
+            "www.example.invalid | A | REFUSED | forwarded | sent to the upstreams | ",
     })
     void everyRuleIsTold(String name, String type, String rcode, String rule, String why, String source) throws Exception {
         JsonNode e = explain(name, type);
@@ -93,7 +135,11 @@ class ExplainEndpointTest {
     }
 
     static JsonNode explain(String name, String type) throws Exception {
+        return explain(name, type, null);
+    }
+
+    static JsonNode explain(String name, String type, String client) throws Exception {
         return new ObjectMapper().readTree(RunningServices.get("http://127.0.0.1:" + services.dnsHttp + "/v1/explain?name="
-                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&type=" + type));
+                + URLEncoder.encode(name, StandardCharsets.UTF_8) + "&type=" + type + (client == null ? "" : "&client=" + client)));
     }
 }

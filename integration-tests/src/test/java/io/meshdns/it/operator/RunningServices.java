@@ -43,24 +43,31 @@ final class RunningServices implements AutoCloseable {
     final int exposureHttp;
 
     RunningServices(Path state) throws Exception {
+        this(state, "127.0.0.1:9");
+    }
+
+    /** {@code upstreams}: dns-service's {@code meshdns.dns.upstreams} (by default a port nothing answers on). */
+    RunningServices(Path state, String upstreams) throws Exception {
         kubernetes = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         kubernetes.init(InetAddress.getLoopbackAddress(), 0);
         client = kubernetes.createClient();
         discovery = start("discovery-service", Map.of(
                 "meshdns.discovery.enabled-local-cluster", "false",
                 "meshdns.discovery.cluster-name", "east",
-                "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters").toString(),
+                "meshdns.discovery.manifest-dirs", QuarkusJarProcess.repositoryRoot().resolve("examples/clusters") + ","
+                        + QuarkusJarProcess.repositoryRoot().resolve("integration-tests/src/test/resources/operator/explain-clusters"),
                 "meshdns.discovery.shared-token", TOKEN,
                 "meshdns.discovery.vip-file", state.resolve("vips.txt").toString()));
         discoveryHttp = discovery.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
         dns = start("dns-service", Map.ofEntries(
                 Map.entry("meshdns.dns.port", "0"),
-                Map.entry("meshdns.dns.upstreams", "127.0.0.1:9"),
+                Map.entry("meshdns.dns.upstreams", upstreams),
                 Map.entry("meshdns.dns.zone-files", QuarkusJarProcess.repositoryRoot().resolve("examples/zones/mesh.example.zone").toString()),
                 Map.entry("meshdns.dns.discovery-url", "http://127.0.0.1:" + discoveryHttp),
                 Map.entry("meshdns.dns.discovery-token", TOKEN),
                 Map.entry("meshdns.dns.cluster-name", "east"),
                 Map.entry("meshdns.dns.placeholder.enabled", "true"),
+                Map.entry("meshdns.dns.autopath.enabled", "true"),
                 Map.entry("meshdns.dns.placeholder.ipv4", "1.1.1.2"),
                 Map.entry("meshdns.dns.placeholder.service-entry-suffixes", "service.entry"),
                 Map.entry("meshdns.dns.dynamic-zones", DOMAIN),

@@ -51,6 +51,15 @@ class StatusPagesTest {
             throw new AssertionError(services.outputs(), e);
         }
         resolves(resolver, "www.example.invalid.", Type.A); // one forwarded query: the upstream row
+        // A second Service wanting the registry's name: one of the two wins, the other is a conflict of every pass.
+        var twin = new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata().withName("registry-twin").withNamespace("nsm-system")
+                .addToAnnotations("external-dns.alpha.kubernetes.io/hostname", "registry.nsm-system." + RunningServices.DOMAIN).endMetadata()
+                .withNewSpec().withType("LoadBalancer").addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort().endSpec()
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.11").endIngress().endLoadBalancer().endStatus()
+                .build();
+        services.client.services().inNamespace("nsm-system").resource(twin).create();
+        services.client.services().inNamespace("nsm-system").resource(twin).updateStatus();
         Files.createDirectories(SCREENSHOTS);
     }
 
@@ -100,8 +109,10 @@ class StatusPagesTest {
 
     @Test
     void exposureServicePage() throws Exception {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() ->
-                RunningServices.get("http://127.0.0.1:" + services.exposureHttp + "/status").contains("<td>SRV</td>"));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            String html = RunningServices.get("http://127.0.0.1:" + services.exposureHttp + "/status");
+            return html.contains("<td>SRV</td>") && html.contains("wanted by several resources");
+        });
         String dom = chromium("exposure-service", "http://127.0.0.1:" + services.exposureHttp + "/status");
         assertContains(dom, "<h1>meshdns exposure-service</h1>");
         assertContains(dom, "<th>meshdns.exposure.owner-id</th><td>operator-test</td>");
@@ -112,6 +123,13 @@ class StatusPagesTest {
         assertMatches(dom, "<tr><td>A</td><td>[1-9]\\d*</td></tr>");
         assertMatches(dom, "<tr><td>SRV</td><td>[1-9]\\d*</td></tr>");
         assertMatches(dom, "<tr><td>create</td><td>[1-9]\\d*</td></tr>");
+        // the pass's own report: its plan (or the last one that changed something), and the name in conflict
+        assertMatches(dom, "<th>result</th><td>ok \\(1 target\\)</td>");
+        assertMatches(dom, "<th>owned records</th><td>[1-9]\\d*</td>");
+        assertMatches(dom, "<td>CREATE registry\\.nsm-system\\." + RunningServices.DOMAIN.replace(".", "\\.") + " [^<]*SRV");
+        assertMatches(dom, "<td>plan</td><td>registry\\.nsm-system\\." + RunningServices.DOMAIN.replace(".", "\\.")
+                + "/A: wanted by several resources, [^<]+ wins</td>");
+        assertMatches(dom, "<td>object</td><td>Conflict Service nsm-system/registry(-twin)?: [^<]*not published: also wanted by");
     }
 
     private static void assertContains(String dom, String expected) {
