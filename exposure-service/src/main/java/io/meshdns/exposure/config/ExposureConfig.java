@@ -44,6 +44,10 @@ public interface ExposureConfig {
     @WithDefault("rfc2136")
     String provider();
 
+    /** Ownership registry (ExternalDNS --registry): txt (see io.meshdns.exposure.registry.RegistryFactory). */
+    @WithDefault("txt")
+    String registry();
+
     /** Domain for meshdns.io/expose: a Service is published at name.namespace.default-domain. */
     Optional<String> defaultDomain();
 

@@ -36,6 +36,15 @@ public interface Provider {
         return Optional.empty();
     }
 
+    /**
+     * Zone reads since start by kind, for {@code meshdns_exposure_zone_reads_total{kind}}: rfc2136
+     * counts {@code ixfr}, {@code axfr} and {@code cached} (serial unchanged, nothing transferred);
+     * providers without zone transfers report nothing.
+     */
+    default java.util.Map<String, Long> zoneReadCounts() {
+        return java.util.Map.of();
+    }
+
     /** Short name for logs and metrics, e.g. "rfc2136 127.0.0.1:5300". */
     String describe();
 }

@@ -11,4 +11,15 @@ public interface RecordLevelProvider extends Provider {
 
     /** Applies the operations in order; an exception means some may not have been applied (the next pass repairs). */
     void applyRecordOps(List<RecordOp> ops) throws ProviderException;
+
+    /**
+     * Applies groups of operations in order; a provider that writes in several messages keeps each
+     * group (one RRset and its ownership record) inside one message, so an interruption between
+     * messages never leaves a record without its claim (which would make it foreign for good).
+     */
+    default void applyGroups(List<List<RecordOp>> groups) throws ProviderException {
+        var ops = new java.util.ArrayList<RecordOp>();
+        groups.forEach(ops::addAll);
+        applyRecordOps(ops);
+    }
 }

@@ -51,7 +51,7 @@ import java.util.TreeSet;
  * owner claims it, our claim there is already a share, or the desired endpoint asks for sharing
  * ({@link #SHARED_PROPERTY}).
  */
-public final class TxtRegistry {
+public final class TxtRegistry implements Registry {
 
     /** Types that several owners may share: each RR stands alone. CNAME is a singleton, TXT is free text. */
     public static final Set<String> SHAREABLE = Set.of("A", "AAAA", "SRV", "MX", "NS", "PTR");
@@ -89,6 +89,7 @@ public final class TxtRegistry {
 
     private final Set<String> adoptOwners;
 
+    @Override
     public Set<String> adoptOwners() {
         return adoptOwners;
     }
@@ -102,7 +103,9 @@ public final class TxtRegistry {
      * Pure: the claim-only operations that move an adopted RRset (a desired RRset whose claim names an
      * old owner, data unchanged) to our owner id; the data records are not touched.
      */
-    public Unit adoption(View view, Endpoint adopted) {
+    @Override
+    public Unit adoption(Registry.View any, Endpoint adopted) {
+        View view = own(any);
         var ops = new ArrayList<RecordOp>();
         RRsetState state = state(view, adopted);
         String typed = mapper.typedName(adopted.dnsName(), adopted.recordType());
@@ -114,17 +117,24 @@ public final class TxtRegistry {
         return new Unit("ADOPT", adopted, ops);
     }
 
+    @Override
     public String ownerId() {
         return ownerId;
     }
 
+    @Override
     public Provider provider() {
         return provider;
     }
 
     /** What the registry learnt from one read of the zones. */
     public record View(List<Endpoint> current, Map<Endpoint.Key, RRsetState> states, List<RecordOp> upgrades,
-                       Map<String, List<String>> txtByName, List<Endpoint> raw) {
+                       Map<String, List<String>> txtByName, List<Endpoint> raw) implements Registry.View {
+    }
+
+    private static View own(Registry.View view) {
+        if (view instanceof View v) return v;
+        throw new IllegalArgumentException("not a view of the TXT registry: " + view);
     }
 
     /** One data RRset with its claims (the text as found, so it can be deleted exactly). */
@@ -136,24 +146,34 @@ public final class TxtRegistry {
         }
     }
 
+    @Override
     public View records() throws ProviderException {
         return view(provider.records());
     }
 
-    /** Applies operations computed against {@code view}: record by record where the provider can, else folded into RRset changes. */
-    public void apply(View view, List<RecordOp> ops) throws ProviderException {
-        if (ops.isEmpty()) return;
+    /**
+     * Applies units computed against {@code view}: record by record where the provider can (each unit,
+     * a data RRset with its claim, kept in one UPDATE, so a crash between messages never leaves data
+     * without its claim), else folded into RRset changes.
+     */
+    @Override
+    public void apply(Registry.View view, List<Unit> units) throws ProviderException {
+        var groups = units.stream().map(Unit::ops).filter(ops -> !ops.isEmpty()).toList();
+        if (groups.isEmpty()) return;
         if (provider instanceof RecordLevelProvider records) {
-            records.applyRecordOps(ops);
+            records.applyGroups(groups);
         } else {
-            var changes = RRsetFolding.fold(view.raw(), ops);
+            var ops = new ArrayList<RecordOp>();
+            groups.forEach(ops::addAll);
+            var changes = RRsetFolding.fold(own(view).raw(), ops);
             if (!changes.isEmpty()) provider.apply(changes);
         }
     }
 
-    /** Applies operations against the zone as it is now (reads it first when the provider needs whole RRsets). */
+    /** Applies operations (as one unit) against the zone as it is now (reads it first when the provider needs whole RRsets). */
     public void apply(List<RecordOp> ops) throws ProviderException {
-        apply(provider instanceof RecordLevelProvider ? view(List.of()) : records(), ops);
+        if (ops.isEmpty()) return;
+        apply(provider instanceof RecordLevelProvider ? view(List.of()) : records(), List.of(new Unit("APPLY", ops.get(0).endpoint(), ops)));
     }
 
     /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */
@@ -234,15 +254,6 @@ public final class TxtRegistry {
         return m;
     }
 
-    /**
-     * The operations of one planned change (one data RRset with its claim), kept together so that a
-     * batch the provider refuses can be split down to the change that caused it.
-     *
-     * @param change the planned endpoint (for an ownership upgrade: the claimed RRset)
-     */
-    public record Unit(String action, Endpoint change, List<RecordOp> ops) {
-    }
-
     /** Pure: the plan's changes → provider operations, given what {@link #view} saw. */
     public List<RecordOp> operations(View view, Changes changes) {
         var ops = new ArrayList<RecordOp>();
@@ -251,7 +262,9 @@ public final class TxtRegistry {
     }
 
     /** Pure: the ownership upgrades of the view, then the plan's changes, one unit per RRset. */
-    public List<Unit> units(View view, Changes changes) {
+    @Override
+    public List<Unit> units(Registry.View any, Changes changes) {
+        View view = own(any);
         var units = new ArrayList<Unit>();
         for (RecordOp up : view.upgrades()) units.add(new Unit("UPGRADE", up.endpoint(), List.of(up)));
         for (Endpoint e : changes.create()) {

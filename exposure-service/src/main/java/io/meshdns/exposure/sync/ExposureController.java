@@ -7,7 +7,7 @@ import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.ProviderFactory;
 import io.quarkus.arc.All;
-import io.meshdns.exposure.registry.TxtRegistry;
+import io.meshdns.exposure.registry.RegistryFactory;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.SourceOutput;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,11 +52,13 @@ public class ExposureController {
     private volatile PassReport lastPass = PassReport.NONE;
 
     private final List<ProviderFactory> factories;
+    private final List<RegistryFactory> registries;
 
     public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
-                              @All List<ProviderFactory> factories) {
+                              @All List<ProviderFactory> factories, @All List<RegistryFactory> registries) {
         this.config = config;
         this.factories = List.copyOf(factories);
+        this.registries = List.copyOf(registries);
         this.client = client;
         this.meterRegistry = meterRegistry;
     }
@@ -64,14 +66,17 @@ public class ExposureController {
     void onStart(@Observes StartupEvent ev) {
         // fails the start, naming the key
         settings = ExposureSettings.from(config, factories);
+        RegistryFactory registryKind = RegistryFactory.named(registries, config.registry());
         var list = new ArrayList<Reconciler>();
         for (Provider provider : settings.providers()) {
             // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
-            var registry = new TxtRegistry(provider, settings.ownerId(), settings.txtNames(), 0, settings.adoptOwners());
+            var registry = registryKind.create(new RegistryFactory.Context(provider, settings.ownerId(), settings.txtNames(), 0,
+                    settings.adoptOwners()));
             list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames()));
         }
         reconcilers = List.copyOf(list);
         metrics = new ExposureMetrics(meterRegistry);
+        settings.providers().forEach(metrics::zoneReads);
         boolean cluster = config.manifestDirs().map(List::isEmpty).orElse(true);
         if (!cluster) {
             var dirs = new ArrayList<java.nio.file.Path>();

@@ -23,6 +23,17 @@ final class ExposureMetrics {
                 .description("desired records not applied because another owner (or nobody) owns the name").register(registry);
     }
 
+    /** meshdns_exposure_zone_reads_total{kind,target}: how each target's zones were read (ixfr, axfr, cached). */
+    void zoneReads(io.meshdns.exposure.provider.Provider provider) {
+        for (String kind : provider.zoneReadCounts().keySet()) {
+            io.micrometer.core.instrument.FunctionCounter.builder("meshdns.exposure.zone.reads", provider,
+                            p -> p.zoneReadCounts().getOrDefault(kind, 0L))
+                    .tags("kind", kind, "target", provider.describe())
+                    .description("zone reads by kind: ixfr, axfr, or cached (SOA serial unchanged, no transfer)")
+                    .register(registry);
+        }
+    }
+
     void synced(long epochSeconds) {
         lastSync.set(epochSeconds);
     }

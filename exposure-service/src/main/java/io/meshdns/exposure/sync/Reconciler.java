@@ -8,7 +8,7 @@ import io.meshdns.exposure.plan.Policy;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.RecordOp;
 import io.meshdns.exposure.registry.TxtNameMapper;
-import io.meshdns.exposure.registry.TxtRegistry;
+import io.meshdns.exposure.registry.Registry;
 import io.meshdns.exposure.source.Desired;
 import io.meshdns.exposure.source.Problem;
 import java.util.ArrayList;
@@ -35,17 +35,17 @@ public final class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class);
 
-    private final TxtRegistry registry;
+    private final Registry registry;
     private final Policy policy;
     private final DomainFilter filter;
     private final boolean dryRun;
     private final TxtNameMapper mapper;
 
-    public Reconciler(TxtRegistry registry, Policy policy, DomainFilter filter, boolean dryRun) {
+    public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun) {
         this(registry, policy, filter, dryRun, TxtNameMapper.plain());
     }
 
-    public Reconciler(TxtRegistry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper) {
+    public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper) {
         this.registry = registry;
         this.policy = policy;
         this.filter = filter;
@@ -67,12 +67,12 @@ public final class Reconciler {
         return registry.provider().describe();
     }
 
-    public TxtRegistry registry() {
+    public Registry registry() {
         return registry;
     }
 
     public Outcome reconcile(Desired desired) throws ProviderException {
-        TxtRegistry.View view = registry.records();
+        Registry.View view = registry.records();
         var problems = new ArrayList<Problem>();
         var providerFilter = registry.provider().domainFilter();
         List<Endpoint> wanted = desired.endpoints().stream()
@@ -104,7 +104,7 @@ public final class Reconciler {
         for (Plan.Refusal refusal : result.refusals()) {
             Problem.about(refusal.resource(), Problem.CONFLICT, refusal.message()).ifPresent(problems::add);
         }
-        List<TxtRegistry.Unit> units = new ArrayList<>(registry.units(view, result.changes()));
+        List<Registry.Unit> units = new ArrayList<>(registry.units(view, result.changes()));
         var updated = new HashSet<Endpoint.Key>();
         result.changes().updateNew().forEach(e -> updated.add(e.key()));
         for (var a : adopted.entrySet()) {
@@ -129,17 +129,17 @@ public final class Reconciler {
         if (!ops.isEmpty()) {
             LOG.infof("[%s] applying %d changes (%d record operations): %s", target(), result.changes().size(), ops.size(),
                     result.changes().describe());
-            var refused = new LinkedHashMap<TxtRegistry.Unit, String>();
+            var refused = new LinkedHashMap<Registry.Unit, String>();
             applyIsolated(view, units, refused);
             var refusedResources = new HashSet<String>();
             refused.keySet().forEach(u -> refusedResources.add(u.change().resource()));
-            for (TxtRegistry.Unit u : units) {
+            for (Registry.Unit u : units) {
                 if (!refused.containsKey(u) && !u.change().resource().isEmpty() && !refusedResources.contains(u.change().resource())) {
                     published.add(u.change().resource());
                 }
             }
             for (var r : refused.entrySet()) {
-                TxtRegistry.Unit u = r.getKey();
+                Registry.Unit u = r.getKey();
                 String why = u.action() + " " + u.change().dnsName() + " " + u.change().recordType() + " refused by " + target()
                         + ": " + r.getValue();
                 LOG.warnf("[%s] %s", target(), why);
@@ -151,13 +151,11 @@ public final class Reconciler {
     }
 
     /** Applies the units; a rejected batch is halved until each refused unit is alone. Unreachable = the pass fails. */
-    private void applyIsolated(TxtRegistry.View view, List<TxtRegistry.Unit> units, Map<TxtRegistry.Unit, String> refused)
+    private void applyIsolated(Registry.View view, List<Registry.Unit> units, Map<Registry.Unit, String> refused)
             throws ProviderException {
         if (units.isEmpty()) return;
-        var ops = new ArrayList<RecordOp>();
-        units.forEach(u -> ops.addAll(u.ops()));
         try {
-            registry.apply(view, ops);
+            registry.apply(view, units);
         } catch (ProviderException e) {
             if (!e.rejected()) throw e;
             if (units.size() == 1) {

@@ -86,6 +86,7 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.default-ttl", Map.of("meshdns.exposure.default-ttl", "4294967295"));
         failsNaming("meshdns.exposure.adopt-owners", Map.of("meshdns.exposure.owner-id", "me", "meshdns.exposure.adopt-owners", "old,me"));
         failsNaming("meshdns.exposure.rfc2136.min-ttl", Map.of("meshdns.exposure.rfc2136.min-ttl", "-5s"));
+        failsNaming("meshdns.exposure.rfc2136.batch-change-size", Map.of("meshdns.exposure.rfc2136.batch-change-size", "0"));
         failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook"));
         failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook", "meshdns.exposure.webhook.url", "ftp://x"));
         failsNaming("meshdns.exposure.pdns.server", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.api-key", "k"));

@@ -11,6 +11,17 @@ public final class BindServer extends DnsServer {
         super(algorithm, zones);
     }
 
+    private boolean incrementalTransfers = true;
+
+    /**
+     * A BIND9 that answers every IXFR with the whole zone (server clause {@code provide-ixfr no}), as a
+     * primary without journal history does: for testing the AXFR fallback of IXFR clients.
+     */
+    public BindServer withoutIxfr() {
+        incrementalTransfers = false;
+        return this;
+    }
+
     @Override
     protected List<String> prepare(String extra) throws IOException {
         var conf = new StringBuilder();
@@ -24,6 +35,7 @@ public final class BindServer extends DnsServer {
                 .append("  recursion no;\n  dnssec-validation no;\n  notify no;\n  allow-query { any; };\n")
                 .append("};\n")
                 .append("controls { };\n")
+                .append(incrementalTransfers ? "" : "server 127.0.0.1 { provide-ixfr no; };\n")
                 .append("key \"").append(KEY_NAME).append("\" { algorithm ").append(algorithm)
                 .append("; secret \"").append(secret).append("\"; };\n");
         for (String zone : zones) {

@@ -29,4 +29,10 @@ public interface Rfc2136Config {
     /** ExternalDNS --rfc2136-min-ttl: no record is written with a smaller TTL (a floor, not a default). */
     @WithDefault("0s")
     Duration minTtl();
+
+    /**
+     * ExternalDNS --rfc2136-batch-change-size: at most this many operations (an RRset replace or delete,
+     * a record add or delete) in one UPDATE message; unset = as many as fit in 64 KiB.
+     */
+    Optional<Integer> batchChangeSize();
 }

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.AAAARecord;
@@ -46,7 +47,10 @@ import org.xbill.DNS.ZoneTransferIn;
  *
  * <p>Incremental reads: before each AXFR the zone's SOA serial is asked for (one small signed query);
  * when it equals the serial of our last transfer and we have not written to the zone since, the
- * records of that transfer are reused and no AXFR is made.
+ * records of that transfer are reused and no transfer is made. When it moved (someone else's change,
+ * or our own UPDATE), an IXFR (RFC 1995) from our serial is asked first and its diff applied to our
+ * copy; a server without history from that serial answers with the whole zone, which is used as is,
+ * and an error, or a diff that does not start at our serial, falls back to AXFR.
  *
  * <p>Writing: one UPDATE message per zone carries a whole batch; it is split only when it would
  * exceed 64 KiB (the TCP message limit), and never inside one operation, so an RRset replace
@@ -64,10 +68,16 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     /** Leave room for the header, zone section and TSIG record under the 65535-byte TCP limit. */
     static final int MAX_UPDATE_BYTES = 65535 - 1024;
 
+    /** @param batchChangeSize at most this many operations per UPDATE message (besides the 64 KiB limit) */
     public record Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout,
-                           long defaultTtl, long minTtl) {
+                           long defaultTtl, long minTtl, int batchChangeSize) {
         public Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout, long defaultTtl) {
             this(host, port, zones, tsig, timeout, defaultTtl, 0);
+        }
+
+        public Settings(String host, int port, List<String> zones, Optional<TSIG> tsig, Duration timeout, long defaultTtl,
+                        long minTtl) {
+            this(host, port, zones, tsig, timeout, defaultTtl, minTtl, Integer.MAX_VALUE);
         }
     }
 
@@ -76,10 +86,13 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     private int lastUpdateMessages;
     private int lastTransfers;
     private long lastReadBytes;
-    /** Per zone: the SOA serial of our last AXFR and its records; dropped when we write to the zone. */
+    /** Per zone: the SOA serial of our last transfer and its records; marked written when we send an UPDATE. */
     private final Map<Name, ZoneCache> cache = new HashMap<>();
 
-    private record ZoneCache(long serial, List<Record> records) {
+    private final Map<String, AtomicLong> zoneReads = Map.of("ixfr", new AtomicLong(), "axfr", new AtomicLong(), "cached", new AtomicLong());
+
+    /** @param written we sent an UPDATE since: the records are the server's at {@code serial}, but no longer now */
+    private record ZoneCache(long serial, List<Record> records, boolean written) {
     }
 
     public Rfc2136Provider(Settings settings) {
@@ -110,6 +123,19 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         return lastTransfers;
     }
 
+    /** Zone reads by kind since this provider was built: {@code ixfr}, {@code axfr}, {@code cached} (serial unchanged). */
+    public long zoneReads(String kind) {
+        AtomicLong n = zoneReads.get(kind);
+        return n == null ? 0 : n.get();
+    }
+
+    @Override
+    public Map<String, Long> zoneReadCounts() {
+        var m = new java.util.TreeMap<String, Long>();
+        zoneReads.forEach((k, v) -> m.put(k, v.get()));
+        return m;
+    }
+
     @Override
     public synchronized List<Endpoint> records() throws ProviderException {
         var grouped = new LinkedHashMap<String, List<Record>>();
@@ -119,17 +145,27 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             Optional<Long> serial = serial(zone);
             ZoneCache cached = cache.get(zone);
             List<Record> zoneRecords;
-            if (cached != null && serial.isPresent() && serial.get() == cached.serial()) {
+            if (cached != null && !cached.written() && serial.isPresent() && serial.get() == cached.serial()) {
                 zoneRecords = cached.records();
+                zoneReads.get("cached").incrementAndGet();
             } else {
-                zoneRecords = transfer(zone);
                 lastTransfers++;
-                for (Record r : zoneRecords) lastReadBytes += r.toWire(Section.ANSWER).length;
+                zoneRecords = null;
+                // IXFR (RFC 1995) from the serial of our copy; only when the serial moved, else the server would
+                // answer "up to date" although we wrote to the zone (a server that does not bump it on UPDATE)
+                if (cached != null && serial.isPresent() && serial.get() != cached.serial()) {
+                    zoneRecords = incremental(zone, cached);
+                }
+                if (zoneRecords == null) {
+                    zoneRecords = transfer(zone);
+                    zoneReads.get("axfr").incrementAndGet();
+                    for (Record r : zoneRecords) lastReadBytes += r.toWire(Section.ANSWER).length;
+                }
                 long transferred = zoneRecords.stream().filter(r -> r.getType() == Type.SOA).mapToLong(r -> ((org.xbill.DNS.SOARecord) r).getSerial()).findFirst().orElse(-1);
-                if (transferred >= 0) cache.put(zone, new ZoneCache(transferred, zoneRecords));
+                if (transferred >= 0) cache.put(zone, new ZoneCache(transferred, zoneRecords, false));
                 else cache.remove(zone);
             }
-            for (Record r : zoneRecords) {
+        for (Record r : zoneRecords) {
                 if (r.getType() == Type.SOA) continue;
                 grouped.computeIfAbsent(r.getName().toString().toLowerCase() + " " + r.getType(), k -> new ArrayList<>()).add(r);
             }
@@ -150,6 +186,58 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             }
         }
         return out;
+    }
+
+    /**
+     * Our cached copy of the zone brought up to date by IXFR, or null when the server answers with a
+     * full transfer we cannot use as a diff, an error, or a diff that does not start at our serial
+     * (the caller then makes an AXFR). A full AXFR-style answer to the IXFR is used as it is.
+     */
+    private List<Record> incremental(Name zone, ZoneCache cached) {
+        ZoneTransferIn xfr = ZoneTransferIn.newIXFR(zone, cached.serial(), false,
+                new InetSocketAddress(settings.host(), settings.port()), settings.tsig().orElse(null));
+        xfr.setTimeout(settings.timeout());
+        try {
+            xfr.run();
+        } catch (Exception e) {
+            LOG.debugf("IXFR of %s from serial %d failed (%s): falling back to AXFR", zone, cached.serial(), e.getMessage());
+            return null;
+        }
+        if (xfr.isAXFR()) {
+            // the server had no history from our serial and sent the whole zone instead (RFC 1995 section 4)
+            List<Record> full = List.copyOf(xfr.getAXFR());
+            for (Record r : full) lastReadBytes += r.toWire(Section.ANSWER).length;
+            zoneReads.get("axfr").incrementAndGet();
+            return full;
+        }
+        if (xfr.isCurrent()) {
+            zoneReads.get("ixfr").incrementAndGet();
+            return cached.records();
+        }
+        var zoneNow = new java.util.LinkedHashSet<Record>(cached.records());
+        long at = cached.serial();
+        for (ZoneTransferIn.Delta delta : xfr.getIXFR()) {
+            if (delta.start != at) {
+                LOG.debugf("IXFR of %s: delta from serial %d where our copy is at %d: falling back to AXFR", zone, delta.start, at);
+                return null;
+            }
+            for (Record r : delta.deletes) {
+                lastReadBytes += r.toWire(Section.ANSWER).length;
+                zoneNow.remove(r);
+            }
+            for (Record r : delta.adds) {
+                lastReadBytes += r.toWire(Section.ANSWER).length;
+                zoneNow.remove(r); // a TTL change is a delete and an add of an equal record
+                zoneNow.add(r);
+            }
+            at = delta.end;
+        }
+        zoneReads.get("ixfr").incrementAndGet();
+        // SOA first, as an AXFR lists it
+        var out = new ArrayList<Record>(zoneNow.size());
+        zoneNow.stream().filter(r -> r.getType() == Type.SOA).forEach(out::add);
+        zoneNow.stream().filter(r -> r.getType() != Type.SOA).forEach(out::add);
+        return List.copyOf(out);
     }
 
     private List<Record> transfer(Name zone) throws ProviderException {
@@ -201,42 +289,96 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     }
 
     @Override
-    public synchronized void applyRecordOps(List<RecordOp> ops) throws ProviderException {
-        var byZone = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
-        for (RecordOp op : ops) {
-            String name = op.endpoint().dnsName();
-            Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
-            if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
-                    && !(op instanceof RecordOp.DeleteRecords)) {
-                throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
+    public void applyRecordOps(List<RecordOp> ops) throws ProviderException {
+        applyGroups(ops.stream().map(List::of).toList());
+    }
+
+    /**
+     * One UPDATE per zone and batch; a group (an RRset and its claim) is never split over two
+     * messages unless it alone exceeds one, and {@code batchChangeSize} counts groups (ExternalDNS
+     * counts changes).
+     */
+    @Override
+    public synchronized void applyGroups(List<List<RecordOp>> groups) throws ProviderException {
+        var byZone = new LinkedHashMap<Name, List<List<Map.Entry<RecordOp, List<Record>>>>>();
+        for (List<RecordOp> group : groups) {
+            var parts = new LinkedHashMap<Name, List<Map.Entry<RecordOp, List<Record>>>>();
+            for (RecordOp op : group) {
+                String name = op.endpoint().dnsName();
+                Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
+                if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
+                        && !(op instanceof RecordOp.DeleteRecords)) {
+                    throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
+                }
+                parts.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
             }
-            byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
+            parts.forEach((zone, part) -> byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(part));
         }
         int sent = 0;
         for (var entry : byZone.entrySet()) {
             int empty = 12 + entry.getKey().length() + 4;
-            Update update = new Update(entry.getKey());
-            int size = empty;
-            cache.remove(entry.getKey()); // whatever happens next, our copy of the zone is no longer the server's
-            for (var op : entry.getValue()) {
-                int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
-                if (opSize + empty > MAX_UPDATE_BYTES) {
-                    throw ProviderException.rejected(op.getKey().endpoint().dnsName() + " " + op.getKey().endpoint().recordType()
-                            + ": " + op.getValue().size() + " records (" + opSize + " bytes) do not fit in one UPDATE message");
+            var batch = new UpdateBatch(entry.getKey(), empty);
+            // whatever happens next, our copy of the zone is no longer the server's; it stays the base of the next IXFR
+            cache.computeIfPresent(entry.getKey(), (z, c) -> new ZoneCache(c.serial(), c.records(), true));
+            for (var group : entry.getValue()) {
+                int groupSize = 0;
+                for (var op : group) {
+                    int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                    if (opSize + empty > MAX_UPDATE_BYTES) {
+                        throw ProviderException.rejected(op.getKey().endpoint().dnsName() + " " + op.getKey().endpoint().recordType()
+                                + ": " + op.getValue().size() + " records (" + opSize + " bytes) do not fit in one UPDATE message");
+                    }
+                    groupSize += opSize;
                 }
-                if (size + opSize > MAX_UPDATE_BYTES && size > empty) {
-                    send(update);
-                    sent++;
-                    update = new Update(entry.getKey());
-                    size = empty;
+                if (groupSize + empty <= MAX_UPDATE_BYTES) {
+                    if (batch.size + groupSize > MAX_UPDATE_BYTES || batch.groups >= settings.batchChangeSize()) sent += batch.flush();
+                    for (var op : group) batch.add(op.getKey(), op.getValue());
+                } else { // a group bigger than one message: operation by operation, each still whole
+                    for (var op : group) {
+                        int opSize = op.getValue().stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+                        if (batch.size + opSize > MAX_UPDATE_BYTES) sent += batch.flush();
+                        batch.add(op.getKey(), op.getValue());
+                    }
                 }
-                add(update, op.getKey(), op.getValue());
-                size += opSize;
+                batch.groups++;
             }
-            send(update);
-            sent++;
+            sent += batch.flush();
         }
         lastUpdateMessages = sent;
+    }
+
+    /** The UPDATE message being filled for one zone. */
+    private final class UpdateBatch {
+        private final Name zone;
+        private final int empty;
+        private Update update;
+        private int size;
+        private int groups;
+
+        UpdateBatch(Name zone, int empty) {
+            this.zone = zone;
+            this.empty = empty;
+            reset();
+        }
+
+        private void reset() {
+            update = new Update(zone);
+            size = empty;
+            groups = 0;
+        }
+
+        void add(RecordOp op, List<Record> recs) {
+            Rfc2136Provider.add(update, op, recs);
+            size += recs.stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
+        }
+
+        /** Sends what is in the message, if anything; returns the number of messages sent. */
+        int flush() throws ProviderException {
+            if (size == empty) return 0;
+            send(update);
+            reset();
+            return 1;
+        }
     }
 
     private static void add(Update update, RecordOp op, List<Record> recs) {

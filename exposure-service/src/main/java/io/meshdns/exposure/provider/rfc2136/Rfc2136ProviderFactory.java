@@ -45,8 +45,12 @@ public final class Rfc2136ProviderFactory implements ProviderFactory {
         if (r.minTtl().isNegative()) {
             throw new IllegalArgumentException("meshdns.exposure.rfc2136.min-ttl: must not be negative");
         }
+        int batch = r.batchChangeSize().orElse(Integer.MAX_VALUE);
+        if (batch < 1) {
+            throw new IllegalArgumentException("meshdns.exposure.rfc2136.batch-change-size: must be at least 1, got " + batch);
+        }
         return new Rfc2136Provider.Settings(host, port, zones, tsig(r), r.timeout(),
-                context.defaultTtl().orElse(providerDefaultTtl), r.minTtl().toSeconds());
+                context.defaultTtl().orElse(providerDefaultTtl), r.minTtl().toSeconds(), batch);
     }
 
     public static Optional<TSIG> tsig(Rfc2136Config r) {
