@@ -98,9 +98,13 @@ class NodeLocalNetnsTest {
         String pod = "mdns-pod-" + suffix;
         try {
             namespaces(node, pod, suffix);
-            try (QuarkusJarProcess old = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start();
-                 QuarkusJarProcess next = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start()) {
+            // The surge pod starts while the old one serves, as a DaemonSet rollout does: the new instance finds the
+            // interface and rules in place. (Two instances racing to create the interface at the same moment is not
+            // what a rollout does.)
+            try (QuarkusJarProcess old = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start()) {
                 old.awaitLine(LISTENING, Duration.ofSeconds(60));
+                QuarkusJarProcess next = dnsService(node, "iptables").property("meshdns.dns.reuse-port", "true").start();
+                try (next) {
                 next.awaitLine(LISTENING, Duration.ofSeconds(60));
                 old.terminate();
                 old.awaitExit(Duration.ofSeconds(30));
@@ -111,6 +115,7 @@ class NodeLocalNetnsTest {
                 next.terminate();
                 next.awaitExit(Duration.ofSeconds(30));
                 next.awaitLine(Pattern.compile("node-local: removed meshdns0 and its rules"), Duration.ofSeconds(5));
+                }
             }
             assertFalse(listRules(node, "iptables").contains(ADDRESS));
         } finally {
