@@ -1,5 +1,6 @@
 package io.meshdns.it.images;
 
+import io.meshdns.testsupport.Commands;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -290,19 +291,7 @@ class ContainerImagesTest {
     }
 
     private static String run(Duration timeout, String... command) throws Exception {
-        Path output = Files.createTempFile("meshdns-podman", ".out");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("timed out after " + timeout + ": " + String.join(" ", command));
-            }
-        } finally {
-            p.destroyForcibly();
-        }
-        String text = Files.readString(output);
-        Files.deleteIfExists(output);
-        assertEquals(0, p.exitValue(), String.join(" ", command) + "\n" + text);
-        return text;
+        return Commands.run(timeout, command);
     }
 
     private static String runQuietly(String... command) throws Exception {

@@ -1,5 +1,6 @@
 package io.meshdns.it.k8s;
 
+import io.meshdns.testsupport.Commands;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Service;
@@ -369,18 +370,6 @@ class KubeApiServerTest {
     }
 
     private static String run(Duration timeout, String... command) throws Exception {
-        Path output = Files.createTempFile("meshdns-kube", ".out");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
-        try {
-            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new AssertionError("timed out after " + timeout + ": " + String.join(" ", command));
-            }
-        } finally {
-            p.destroyForcibly();
-        }
-        String text = Files.readString(output);
-        Files.deleteIfExists(output);
-        assertEquals(0, p.exitValue(), String.join(" ", command) + "\n" + text);
-        return text;
+        return Commands.run(timeout, command);
     }
 }
