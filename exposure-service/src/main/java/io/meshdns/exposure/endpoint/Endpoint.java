@@ -158,14 +158,14 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
                 if (p.length != 4) {
                     throw new IllegalArgumentException("SRV target must be 'priority weight port host': " + target);
                 }
-                return u16(p[0]) + " " + u16(p[1]) + " " + u16(p[2]) + " " + requireHostName(p[3]);
+                return u16(p[0]) + " " + u16(p[1]) + " " + u16(p[2]) + " " + requireHostName(p[3], true);
             }
             case "MX" -> {
                 String[] p = t.split("\\s+");
                 if (p.length != 2) {
                     throw new IllegalArgumentException("MX target must be 'preference host': " + target);
                 }
-                return u16(p[0]) + " " + requireHostName(p[1]);
+                return u16(p[0]) + " " + requireHostName(p[1], true);
             }
             default -> {
                 return target;
@@ -216,9 +216,24 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
     }
 
     private static String requireHostName(String s) {
+        return requireHostName(s, false);
+    }
+
+    /**
+     * A name a provider can write: labels of 1..63 octets, at most 253 in all (RFC 1035 2.3.4). The
+     * root is a name only where {@code rootAllowed}: the SRV and MX target meaning "none" (RFC 2782,
+     * RFC 7505); as an owner or CNAME target it is what "." or ".." trimmed to, never meant.
+     */
+    private static String requireHostName(String s, boolean rootAllowed) {
         String n = normalizeName(s);
-        if (n.isEmpty() || n.length() > 253 || !n.matches("[a-z0-9_*.-]+") || n.contains("..")) {
+        if (rootAllowed && n.equals(".")) return n;
+        if (n.isEmpty() || n.length() > 253 || !n.matches("[a-z0-9_*.-]+")) {
             throw new IllegalArgumentException("not a host name: " + s);
+        }
+        for (String label : n.split("\\.", -1)) {
+            if (label.isEmpty() || label.length() > 63) {
+                throw new IllegalArgumentException("not a host name (a label is empty or longer than 63): " + s);
+            }
         }
         return n;
     }
