@@ -151,7 +151,7 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
                 }
             }
             case "CNAME", "NS", "PTR" -> {
-                return requireHostName(t);
+                return requireHostName(t, true);
             }
             case "SRV" -> {
                 String[] p = t.split("\\s+");
@@ -215,14 +215,20 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
         return true;
     }
 
-    private static String requireHostName(String s) {
-        return requireHostName(s, false);
+    /**
+     * A name to publish records at, from an annotation, a rule host or a DNSEndpoint: lower-case,
+     * no trailing dot, labels of 1..63 octets; not the root, which is what "." or ".." trim to.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static String normalizeHostName(String name) {
+        return requireHostName(name, false);
     }
 
     /**
      * A name a provider can write: labels of 1..63 octets, at most 253 in all (RFC 1035 2.3.4). The
-     * root is a name only where {@code rootAllowed}: the SRV and MX target meaning "none" (RFC 2782,
-     * RFC 7505); as an owner or CNAME target it is what "." or ".." trimmed to, never meant.
+     * root only where {@code rootAllowed}: as a target (SRV and MX "none", RFC 2782 and RFC 7505; a
+     * zone may hold a CNAME to it), never as a name to publish at.
      */
     private static String requireHostName(String s, boolean rootAllowed) {
         String n = normalizeName(s);

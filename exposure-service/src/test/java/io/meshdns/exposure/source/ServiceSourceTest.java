@@ -99,9 +99,11 @@ class ServiceSourceTest {
             assertEquals(java.util.Set.of("ok.example"), out.endpoints().stream().map(Endpoint::dnsName).collect(java.util.stream.Collectors.toSet()),
                     bad + ": " + out.endpoints());
         }
-        // the root stays a valid SRV and MX target: "no such service" (RFC 2782), null MX (RFC 7505)
+        // the root stays a valid target: SRV "no such service" (RFC 2782), null MX (RFC 7505), a CNAME a zone may hold
         assertEquals("0 0 0 .", Endpoint.normalizeTarget("SRV", "0 0 0 ."));
         assertEquals("0 .", Endpoint.normalizeTarget("MX", "0 ."));
+        assertEquals(".", Endpoint.normalizeTarget("CNAME", "."));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Endpoint.normalizeHostName(".."));
         assertEquals("a".repeat(63) + ".example", Endpoint.normalizeTarget("CNAME", "A".repeat(63) + ".example."), "63 octets is a label");
     }
 
