@@ -20,13 +20,22 @@ import java.util.HashMap;
  */
 public final class MockKubernetesCluster implements AutoCloseable {
     private final String name;
-    private final KubernetesCrudDispatcher dispatcher = new KubernetesCrudDispatcher();
+    private final KubernetesCrudDispatcher dispatcher;
     private KubernetesMockServer server;
     private KubernetesClient client;
     private int port;
 
     public MockKubernetesCluster(String name) {
+        this(name, new KubernetesCrudDispatcher());
+    }
+
+    /**
+     * With another CRUD dispatcher, e.g. a {@link WatchCacheCrudDispatcher} for watches that resume from their
+     * resourceVersion (or get 410 Gone) as against kube-apiserver.
+     */
+    public MockKubernetesCluster(String name, KubernetesCrudDispatcher dispatcher) {
         this.name = name;
+        this.dispatcher = dispatcher;
         start();
         ServiceEntryCrd.register(client);
     }
@@ -46,6 +55,11 @@ public final class MockKubernetesCluster implements AutoCloseable {
         client.close();
         server.destroy();
         server = null;
+    }
+
+    /** The port the API listens on (the same after a {@link #stop()} and {@link #start()}). */
+    public int port() {
+        return port;
     }
 
     public String name() {
