@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
@@ -35,7 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       whose object is a {@code Status} with code 410 (reason {@code Expired}), then the stream ends; with
  *       {@link GoneAnswer#HTTP_STATUS}, as an HTTP 410 answer to the watch request itself.</li>
  * </ul>
- * Lists and writes are the CRUD dispatcher's own.
+ * fabric8 falls back to a plain HTTP watch when a WebSocket handshake fails with an I/O error (a reset during the
+ * handshake does that); the mock server cannot hold a plain response open, so such a watch is answered with what it
+ * would stream at once (the replay, or the 410 event) and then ends, as a watch whose timeout ran out: the client
+ * watches again from its last version, about once a second. Lists and writes are the CRUD dispatcher's own.
  */
 public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
 
@@ -58,6 +62,8 @@ public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
     private final Deque<Change> history = new ArrayDeque<>();
     private final Set<Watch> live = ConcurrentHashMap.newKeySet();
     private final AtomicInteger goneSent = new AtomicInteger();
+    /** Resource path of a plain HTTP watch → when it was last answered (System.nanoTime). */
+    private final Map<String, Long> httpWatchPolls = new ConcurrentHashMap<>();
     private volatile GoneAnswer goneAnswer = GoneAnswer.ERROR_EVENT;
     private long lastResourceVersion;
     private long compactedThrough;
@@ -80,9 +86,10 @@ public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
         return goneSent.get();
     }
 
-    /** Watches streaming now. */
+    /** Watches streaming now (WebSocket), plus plain HTTP watches of distinct resources polled in the last 3 s. */
     public int liveWatches() {
-        return live.size();
+        long recent = System.nanoTime() - 3_000_000_000L;
+        return live.size() + (int) httpWatchPolls.values().stream().filter(t -> t > recent).count();
     }
 
     @Override
@@ -122,6 +129,41 @@ public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
     }
 
     @Override
+    public MockResponse dispatch(RecordedRequest request) {
+        boolean plainWatch = "GET".equalsIgnoreCase(request.getMethod()) && request.getHeader("Upgrade") == null
+                && "true".equals(query(request.getPath()).get("watch"));
+        return plainWatch ? httpWatch(request.getPath()) : super.dispatch(request);
+    }
+
+    private MockResponse httpWatch(String path) {
+        Map<String, String> query = query(path);
+        Long from = resumeVersion(query.get("resourceVersion"));
+        httpWatchPolls.put(URI.create(path).getPath(), System.nanoTime());
+        StringBuilder body = new StringBuilder();
+        synchronized (lock) {
+            if (from != null && from < compactedThrough) {
+                goneSent.incrementAndGet();
+                if (goneAnswer == GoneAnswer.HTTP_STATUS) return new MockResponse().setResponseCode(410).setBody(goneStatus(from));
+                body.append(event("ERROR", goneStatus(from))).append('\n');
+            } else {
+                Watch w = new Watch(selector(path, query), from);
+                w.replay(line -> body.append(line).append('\n'));
+            }
+        }
+        return new MockResponse().setResponseCode(200).addHeader("Content-Type", "application/json").setBody(body.toString());
+    }
+
+    private AttributeSet selector(String path, Map<String, String> query) {
+        AttributeSet selector = attributeExtractor.fromPath(path);
+        String name = fieldSelectorName(query.get("fieldSelector"));
+        return name == null ? selector : selector.add(new io.fabric8.mockwebserver.crud.Attribute("name", name));
+    }
+
+    private static String event(String type, String json) {
+        return "{\"type\":\"" + type + "\",\"object\":" + json + "}";
+    }
+
+    @Override
     public MockResponse handleGet(String path) {
         Map<String, String> query = query(path);
         if (!"true".equals(query.get("watch"))) return super.handleGet(path);
@@ -130,10 +172,7 @@ public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
             goneSent.incrementAndGet();
             return new MockResponse().setResponseCode(410).setBody(goneStatus(from));
         }
-        AttributeSet selector = attributeExtractor.fromPath(path);
-        String name = fieldSelectorName(query.get("fieldSelector"));
-        if (name != null) selector = selector.add(new io.fabric8.mockwebserver.crud.Attribute("name", name));
-        return new MockResponse().withWebSocketUpgrade(new Watch(selector, from));
+        return new MockResponse().withWebSocketUpgrade(new Watch(selector(path, query), from));
     }
 
     private boolean expired(long from) {
@@ -168,34 +207,43 @@ public class WatchCacheCrudDispatcher extends KubernetesCrudDispatcher {
             synchronized (lock) {
                 if (from != null && from < compactedThrough) {
                     goneSent.incrementAndGet();
-                    webSocket.send("{\"type\":\"ERROR\",\"object\":" + goneStatus(from) + "}");
+                    webSocket.send(event("ERROR", goneStatus(from)));
                     webSocket.close(1000, "");
                     return;
                 }
-                if (from == null) {
-                    for (Map.Entry<AttributeSet, String> e : getMap().entrySet()) {
-                        if (e.getKey().matches(selector)) send("ADDED", e.getValue());
-                    }
-                } else {
-                    for (Change c : history) {
-                        if (c.resourceVersion() > from) deliver(c);
-                    }
-                }
+                replay(this::send);
                 live.add(this);
             }
         }
 
-        void deliver(Change c) {
-            boolean was = c.before() != null && c.before().matches(selector);
-            boolean is = c.after() != null && c.after().matches(selector);
-            if (was && is) send("MODIFIED", c.newJson());
-            else if (was) send("DELETED", c.oldJson());
-            else if (is) send("ADDED", c.newJson());
+        /** What a watch from {@code from} gets first; called under the lock. */
+        void replay(java.util.function.Consumer<String> out) {
+            if (from == null) {
+                for (Map.Entry<AttributeSet, String> e : getMap().entrySet()) {
+                    if (e.getKey().matches(selector)) out.accept(event("ADDED", e.getValue()));
+                }
+            } else {
+                for (Change c : history) {
+                    if (c.resourceVersion() > from) deliver(c, out);
+                }
+            }
         }
 
-        private void send(String type, String json) {
+        void deliver(Change c) {
+            deliver(c, this::send);
+        }
+
+        private void deliver(Change c, java.util.function.Consumer<String> out) {
+            boolean was = c.before() != null && c.before().matches(selector);
+            boolean is = c.after() != null && c.after().matches(selector);
+            if (was && is) out.accept(event("MODIFIED", c.newJson()));
+            else if (was) out.accept(event("DELETED", c.oldJson()));
+            else if (is) out.accept(event("ADDED", c.newJson()));
+        }
+
+        private void send(String line) {
             WebSocket s = socket;
-            if (s != null) s.send("{\"type\":\"" + type + "\",\"object\":" + json + "}");
+            if (s != null) s.send(line);
         }
 
         @Override
