@@ -82,7 +82,13 @@ public final class MockKubernetesCluster implements AutoCloseable {
     public Path writeKubeconfig(Path dir) throws IOException {
         Files.createDirectories(dir);
         Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, """
+        Files.writeString(file, kubeconfig(name, url()));
+        return file;
+    }
+
+    /** A kubeconfig for a cluster {@code name} at {@code server}: namespace {@code default}, bearer token {@code <name>-token}. */
+    public static String kubeconfig(String name, String server) {
+        return """
                 apiVersion: v1
                 kind: Config
                 clusters:
@@ -95,8 +101,7 @@ public final class MockKubernetesCluster implements AutoCloseable {
                 users:
                 - name: %1$s
                   user: {token: %1$s-token}
-                """.formatted(name, url()));
-        return file;
+                """.formatted(name, server);
     }
 
     @Override

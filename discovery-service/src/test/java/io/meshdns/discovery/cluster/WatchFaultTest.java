@@ -93,7 +93,7 @@ class WatchFaultTest {
         catalog.expectInitialSync("cluster:" + CLUSTER);
         DiscoveryMetrics metrics = new DiscoveryMetrics(registry, catalog);
         // Built as ClusterManager builds a remote cluster's client: a kubeconfig, fabric8's defaults otherwise.
-        KubernetesClient client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig(proxy.url()))).build();
+        KubernetesClient client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(MockKubernetesCluster.kubeconfig(CLUSTER, proxy.url()))).build();
         watcher = new ClusterWatcher(CLUSTER, false, client, true, catalog, metrics,
                 new RejectionReporter(false, Runnable::run),
                 new ClusterWatcher.Options(false, true, false, staleAfter, Duration.ofMinutes(10), Duration.ofSeconds(1)));
@@ -389,22 +389,5 @@ class WatchFaultTest {
         } catch (java.io.IOException e) {
             return "?";
         }
-    }
-
-    private static String kubeconfig(String server) {
-        return """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: east
-                  cluster: {server: "%s"}
-                contexts:
-                - name: east
-                  context: {cluster: east, user: east}
-                current-context: east
-                users:
-                - name: east
-                  user: {token: east-token}
-                """.formatted(server);
     }
 }
