@@ -103,7 +103,7 @@ final class UpstreamTransport implements AutoCloseable {
      * Binds the rest of each pool in the background, one socket after another, so the event loops that
      * serve queries never have more than one of these binds queued. Until a slot is bound, a query that
      * picks it tries another slot, and with none bound it gets a socket of its own (as while slots are
-     * replaced). Its 256 binds were a third of dns-service's time from fork to first answer when made
+     * replaced). Its 256 binds were about a fifth of dns-service's time from fork to first answer when made
      * before the listeners opened: DnsServer opens them first, then this runs.
      */
     void fill() {

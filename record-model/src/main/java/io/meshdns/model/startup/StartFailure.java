@@ -6,9 +6,9 @@ import java.util.List;
 /**
  * A failed start that is not a configuration value (a tool that cannot run, a socket that cannot be
  * opened, a bug), told in the one line an operator sees: {@code meshdns: start failed: <what>: <why>}.
- * The framework wraps the real failure ("Failed to start quarkus", bean creation); {@link #line()} names
- * the innermost failure that carries a message of its own, and adds the root cause when that message
- * does not already say it.
+ * The framework wraps the real failure ("Failed to start quarkus", ExecutionException and the like);
+ * {@link #line()} names the outermost failure that says more than its cause, and adds the root cause
+ * when that message does not already say it.
  */
 public record StartFailure(String what, String why) {
 
