@@ -27,6 +27,11 @@ class ServerSettingsTest {
         }
 
         @Override
+        public String transport() {
+            return "auto";
+        }
+
+        @Override
         public Tcp tcp() {
             return new Tcp() {
                 @Override
