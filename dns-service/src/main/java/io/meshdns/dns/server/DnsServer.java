@@ -40,7 +40,6 @@ public class DnsServer {
     jakarta.enterprise.inject.Instance<BindAddressSource> bindAddressSources;
 
     private ServerSettings settings;
-    private UdpTransport udpTransport;
     private volatile ListenerLifecycle listeners;
 
     /** Validates the listener config first of all, so a bad key fails the start before any file is read. */
@@ -54,14 +53,7 @@ public class DnsServer {
         }
         udpReceiveBuffer();
         ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
-        String transport = UdpTransport.validate(config.transport());
-        UdpTransport.Choice choice = UdpTransport.choose(transport,
-                UdpTransport.Availability.probe(vertx.isNativeTransportEnabled(), transport.equals(UdpTransport.IO_URING.key())));
-        if (choice.fallback() != null) {
-            LOG.warn(choice.fallback());
-        }
-        udpTransport = choice.transport();
-        ListenerLifecycle.checkReusePort(vertx, settings, udpTransport);
+        ListenerLifecycle.checkReusePort(vertx, settings);
     }
 
     void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {
@@ -71,14 +63,14 @@ public class DnsServer {
         // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
         // sockets: the start hung until the bind timed out.
         processor.prepare();
-        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpTransport, udpReceiveBuffer(), processor, metrics,
+        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpReceiveBuffer(), processor, metrics,
                 listenerMetrics);
         int port = lifecycle.start();
         listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
                 + ":" + port);
-        LOG.infof("dns-service listening on %s port %d (udp on %s + tcp%s), allowed clients %s", settings.bindAddress(),
-                port, udpTransport.key(), settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
+        LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", settings.bindAddress(),
+                port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
     }
 
     /** Before the default priority, so whatever the listeners need (the node-local interface) is removed after them. */

@@ -24,7 +24,6 @@ final class ListenerLifecycle {
 
     private final Vertx vertx;
     private final ServerSettings settings;
-    private final UdpTransport udpTransport;
     private final int udpReceiveBuffer;
     private final RequestProcessor processor;
     private final DnsMetrics metrics;
@@ -34,11 +33,10 @@ final class ListenerLifecycle {
     private volatile int port = -1;
     private volatile boolean draining;
 
-    ListenerLifecycle(Vertx vertx, ServerSettings settings, UdpTransport udpTransport, int udpReceiveBuffer,
-                      RequestProcessor processor, DnsMetrics metrics, ListenerMetrics listenerMetrics) {
+    ListenerLifecycle(Vertx vertx, ServerSettings settings, int udpReceiveBuffer, RequestProcessor processor,
+                      DnsMetrics metrics, ListenerMetrics listenerMetrics) {
         this.vertx = vertx;
         this.settings = settings;
-        this.udpTransport = udpTransport;
         this.udpReceiveBuffer = udpReceiveBuffer;
         this.processor = processor;
         this.metrics = metrics;
@@ -46,13 +44,9 @@ final class ListenerLifecycle {
     }
 
     /** Fails the start, naming the key, when reuse-port is asked for on a transport that cannot do it. */
-    static void checkReusePort(Vertx vertx, ServerSettings settings, UdpTransport udpTransport) {
+    static void checkReusePort(Vertx vertx, ServerSettings settings) {
         if (!settings.reusePort()) {
             return;
-        }
-        if (udpTransport == UdpTransport.NIO) {
-            throw new InvalidConfigException(ServerConfig.REUSE_PORT, "needs a native transport, and the UDP listener runs on nio ("
-                    + ServerConfig.TRANSPORT + ")");
         }
         if (!Epoll.isAvailable()) {
             throw new InvalidConfigException(ServerConfig.REUSE_PORT, "needs Netty's native epoll transport, which cannot load here ("
@@ -69,7 +63,7 @@ final class ListenerLifecycle {
         Exception last = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
             try {
-                UdpListener socket = UdpListener.bind(vertx, settings, udpTransport, udpReceiveBuffer, settings.port(), processor, metrics);
+                UdpListener socket = UdpListener.bind(vertx, settings, udpReceiveBuffer, settings.port(), processor, metrics);
                 int bound = socket.port();
                 try {
                     tcp = TcpListener.bind(vertx, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);

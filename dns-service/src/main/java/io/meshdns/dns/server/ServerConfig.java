@@ -25,7 +25,6 @@ public interface ServerConfig {
     String TCP_OUTPUT_BUFFER = "meshdns.dns.tcp.output-buffer";
     String REUSE_PORT = "meshdns.dns.reuse-port";
     String DRAIN = "meshdns.dns.drain";
-    String TRANSPORT = "meshdns.dns.transport";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
     @WithName("bind-address")
@@ -55,14 +54,6 @@ public interface ServerConfig {
      * reuse-port, 0 without (nothing can take over, and a stand-alone binary should stop at Ctrl-C).
      */
     Optional<String> drain();
-
-    /**
-     * The UDP listener's Netty transport: auto (Vert.x's: epoll with prefer-native-transport, else NIO),
-     * epoll, io_uring (Netty's incubator transport, on an event loop of its own) or nio. One that cannot
-     * load here falls back (io_uring to epoll to nio) with one log line.
-     */
-    @WithDefault("auto")
-    String transport();
 
     Edns edns();
 

@@ -10,22 +10,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.unix.UnixChannelOption;
-import io.netty.incubator.channel.uring.IOUringChannelOption;
-import io.netty.incubator.channel.uring.IOUringDatagramChannel;
-import io.netty.incubator.channel.uring.IOUringEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
 import org.jboss.logging.Logger;
@@ -35,8 +26,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The UDP listener, as a plain Netty channel on one of Vert.x's event loops (and on Vert.x's
- * transport: NIO, or native epoll with {@code quarkus.vertx.prefer-native-transport=true}), or, with
- * {@code meshdns.dns.transport} naming another transport ({@link UdpTransport}), on one event loop of its own.
+ * transport: NIO, or native epoll with {@code quarkus.vertx.prefer-native-transport=true}).
  *
  * <p>Why not Vert.x's DatagramSocket: its {@code setReceiveBufferSize} also installs a
  * {@code FixedRecvByteBufAllocator} of that size, so with the large kernel buffer a node-local DNS
@@ -60,73 +50,46 @@ final class UdpListener {
     static final int RECVMMSG_BATCH = 8;
 
     private final Channel channel;
-    /** The event loop group this listener created for itself (io_uring, or a transport Vert.x does not run); else null. */
-    private final EventLoopGroup ownGroup;
 
-    private UdpListener(Channel channel, EventLoopGroup ownGroup) {
+    private UdpListener(Channel channel) {
         this.channel = channel;
-        this.ownGroup = ownGroup;
     }
 
-    static UdpListener bind(Vertx vertx, ServerSettings settings, UdpTransport transport, int receiveBuffer, int port,
+    static UdpListener bind(Vertx vertx, ServerSettings settings, int receiveBuffer, int port,
                             RequestProcessor processor, DnsMetrics metrics) throws Exception {
         VertxInternal internal = (VertxInternal) vertx;
         InternetProtocolFamily family = settings.ipv6() ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
-        boolean vertxEpoll = vertx.isNativeTransportEnabled() && Epoll.isAvailable();
-        // A channel registers only on an event loop of its own transport: Vert.x's loops serve epoll (or NIO
-        // when Vert.x runs NIO); any other choice gets one loop of its own, closed with the listener.
-        EventLoopGroup ownGroup = switch (transport) {
-            case IO_URING -> new IOUringEventLoopGroup(1, new DefaultThreadFactory("meshdns-udp-io_uring"));
-            case EPOLL -> vertxEpoll ? null : new EpollEventLoopGroup(1, new DefaultThreadFactory("meshdns-udp-epoll"));
-            case NIO -> vertxEpoll ? new NioEventLoopGroup(1, new DefaultThreadFactory("meshdns-udp-nio")) : null;
-        };
+        boolean epoll = vertx.isNativeTransportEnabled() && Epoll.isAvailable();
         Bootstrap bootstrap = new Bootstrap()
-                .group(ownGroup != null ? ownGroup : internal.getEventLoopGroup())
+                .group(internal.getEventLoopGroup())
                 // Vert.x's epoll transport ignores the family and opens an IPv6 socket, so an IPv4 bind
                 // address got a dual-stack socket and every datagram went through the v4-mapped IPv6 path.
-                .channelFactory(() -> switch (transport) {
-                    case EPOLL -> new EpollDatagramChannel(family);
-                    case IO_URING -> new IOUringDatagramChannel(family);
-                    case NIO -> new NioDatagramChannel(family);
-                })
+                .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : internal.transport().datagramChannel(family))
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
                 .handler(new Handler(settings.acl(), processor, metrics));
         if (settings.reusePort()) {
-            // ListenerLifecycle.checkReusePort made sure this is a native transport.
-            bootstrap.option(UnixChannelOption.SO_REUSEPORT, true);
+            // ListenerLifecycle.checkReusePort made sure this is the epoll transport.
+            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
         }
-        if (transport == UdpTransport.EPOLL) {
+        if (epoll) {
             // recvmmsg: up to RECVMMSG_BATCH datagrams per syscall, each in its own MAX_QUERY_DATAGRAM slot.
             bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_QUERY_DATAGRAM)
-                    .option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM * RECVMMSG_BATCH));
-        } else if (transport == UdpTransport.IO_URING) {
-            // The same slots, each one recvmsg submission: the batch goes to the kernel in one io_uring_enter.
-            bootstrap.option(IOUringChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_QUERY_DATAGRAM)
                     .option(ChannelOption.RCVBUF_ALLOCATOR,
                             new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM * RECVMMSG_BATCH));
         } else {
             bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM));
         }
         ChannelFuture bound = bootstrap.bind(new InetSocketAddress(settings.bindAddress(), port));
-        try {
-            if (!bound.await(10, TimeUnit.SECONDS)) {
-                bound.channel().close();
-                throw new IllegalStateException("UDP bind on port " + port + " timed out");
-            }
-            if (!bound.isSuccess()) {
-                Throwable cause = bound.cause();
-                throw cause instanceof Exception e ? e : new IllegalStateException(cause);
-            }
-        } catch (Exception e) {
-            if (ownGroup != null) {
-                ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            }
-            throw e;
+        if (!bound.await(10, TimeUnit.SECONDS)) {
+            bound.channel().close();
+            throw new IllegalStateException("UDP bind on port " + port + " timed out");
         }
-        LOG.debugf("UDP listener on %s transport (%s)", transport.key(), ownGroup != null ? "its own event loop" : "a Vert.x event loop");
-        return new UdpListener(bound.channel(), ownGroup);
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+        }
+        return new UdpListener(bound.channel());
     }
 
     int port() {
@@ -135,9 +98,6 @@ final class UdpListener {
 
     void close() {
         channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        if (ownGroup != null) {
-            ownGroup.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        }
     }
 
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {

@@ -27,11 +27,6 @@ class ServerSettingsTest {
         }
 
         @Override
-        public String transport() {
-            return "auto";
-        }
-
-        @Override
         public Tcp tcp() {
             return new Tcp() {
                 @Override

@@ -30,8 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class DnsServiceProcessTest {
     private static final Duration START = Duration.ofSeconds(60);
-    /** The whole start line (no group, so awaitLine returns the line), which names the UDP transport. */
-    private static final java.util.regex.Pattern LISTENING_LINE = java.util.regex.Pattern.compile("dns-service listening on .*");
 
     @TempDir
     static Path tmp;
@@ -68,51 +66,6 @@ class DnsServiceProcessTest {
                 assertTrue(out.contains("192.0.2.10"), out);
             }
         }
-    }
-
-    /** meshdns.dns.transport=io_uring where the kernel allows it: the UDP listener runs on io_uring and answers. */
-    @Test
-    void ioUringTransportAnswers() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(ioUringAllowedByTheKernel(), "kernel.io_uring_disabled is set on this host");
-        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "meshdns.dns.transport=io_uring",
-                "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
-            String line = p.awaitLine(LISTENING_LINE, START);
-            assertTrue(line.contains("udp on io_uring"), line);
-            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
-            for (int i = 0; i < 3; i++) { // more than one read completion on the ring
-                String a = dig("127.0.0.1", port, "+notcp", "registry.mesh.example", "A");
-                assertTrue(a.contains("status: NOERROR") && a.contains("192.0.2.10"), a);
-            }
-            assertTrue(dig("127.0.0.1", port, "+tcp", "registry.mesh.example", "AAAA").contains("2001:db8::10"));
-        }
-    }
-
-    /**
-     * io_uring asked for where it cannot run (here: a seccomp filter failing io_uring_setup, as many container
-     * runtimes' default profiles do): one warning naming the key and the cause, then the UDP listener on epoll.
-     */
-    @Test
-    void ioUringWhereTheKernelRefusesItFallsBackToEpollWithOneLine() throws Exception {
-        Path denyIoUring = QuarkusJarProcess.repositoryRoot().resolve("integration-tests/src/test/resources/seccomp/deny-io-uring.py");
-        org.junit.jupiter.api.Assumptions.assumeTrue(System.getProperty("os.arch").equals("amd64"), "the seccomp filter is x86_64 only");
-        try (QuarkusJarProcess p = QuarkusJarProcess.module("dns-service").commandPrefix("python3", denyIoUring.toString())
-                .property("quarkus.http.port", "0").properties("meshdns.dns.port=0", "meshdns.dns.transport=io_uring",
-                        "meshdns.dns.zone-files=examples/zones/mesh.example.zone").start()) {
-            String line = p.awaitLine(LISTENING_LINE, START);
-            assertTrue(line.contains("udp on epoll"), line);
-            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
-            String a = dig("127.0.0.1", port, "+notcp", "registry.mesh.example", "A");
-            assertTrue(a.contains("status: NOERROR") && a.contains("192.0.2.10"), a);
-            List<String> warnings = p.output().lines().filter(l -> l.contains("meshdns.dns.transport=io_uring")).toList();
-            assertEquals(1, warnings.size(), p.output());
-            assertTrue(warnings.get(0).contains("io_uring is not available here") && warnings.get(0).contains("the UDP listener uses epoll"),
-                    warnings.get(0));
-        }
-    }
-
-    private static boolean ioUringAllowedByTheKernel() throws IOException {
-        Path sysctl = Path.of("/proc/sys/kernel/io_uring_disabled");
-        return !Files.exists(sysctl) || Files.readString(sysctl).trim().equals("0");
     }
 
     /** The dig lines ./bin/demo prints, against the bundled example zone. */
