@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints the comparison table of one bench/run results directory.
 #   bench/lib/report.sh RESULTS_DIR [server...]
-# Ratios: peak QPS against the fastest peer (every server but meshdns and its variants), CPU share at the fixed rate
+# Ratios: peak QPS against the fastest peer (every server but meshdns), CPU share at the fixed rate
 # against Knot (against Unbound in cache mode, where Knot is the upstream).
 set -euo pipefail
 res=$1; shift

@@ -42,8 +42,6 @@ srv_meshdns_start() {
     # of this size too.
     props+=(-Dmeshdns.dns.upstreams=127.0.0.1:"$up" -Dmeshdns.dns.cache.max-entries=$((records * 10 > 100000 ? records * 10 : 100000)))
   fi
-  # shellcheck disable=SC2206 # a list of -D flags
-  props+=(${MESHDNS_EXTRA_PROPS:-})
   local gc=()
   case "$MESHDNS_JAVA_OPTS" in *-Xlog:gc*) ;; *) gc=(-Xlog:gc*:file="$dir/gc.log":uptime,level,tags) ;; esac
   # MESHDNS_JFR=1 records a flight recording of the whole run (bench/run copies it to the results).
@@ -56,12 +54,6 @@ srv_meshdns_start() {
   SERVER_PID=$!
   SERVER_START_NS=$(now_ns)
 }
-
-# ---------------------------------------------------------------- meshdns on io_uring
-# The same dns-service with its UDP listener on Netty's io_uring transport (meshdns.dns.transport),
-# for an A/B against the default epoll listener inside one bench/run.
-srv_meshdns_uring_missing() { srv_meshdns_missing "$@"; }
-srv_meshdns_uring_start() { MESHDNS_EXTRA_PROPS="-Dmeshdns.dns.transport=io_uring" srv_meshdns_start "$@"; }
 
 # ---------------------------------------------------------------- Knot
 srv_knot_missing() {
