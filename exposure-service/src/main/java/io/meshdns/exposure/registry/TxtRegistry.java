@@ -194,7 +194,7 @@ public final class TxtRegistry implements Registry {
             }
             String typed = mapper.typedName(data.dnsName(), data.recordType());
             String legacy = mapper.legacyName(data.dnsName());
-            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), claimsAt(txtByName.get(legacy)));
+            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), legacyClaimsAt(legacy, txtByName));
             states.put(data.key(), state);
             current.addAll(owned(data, state));
             if (state.typedClaims().isEmpty()) {
@@ -245,6 +245,11 @@ public final class TxtRegistry implements Registry {
         if (!c.resource().isEmpty()) m.put(Endpoint.RESOURCE_LABEL, c.resource());
         if (shared) m.put(Endpoint.SHARED_LABEL, "true");
         return m;
+    }
+
+    /** Claims at a legacy (untyped) name; none at a name that is some RRset's typed claim name, as in ExternalDNS. */
+    private Map<String, OwnershipClaim> legacyClaimsAt(String legacyName, Map<String, List<String>> txtByName) {
+        return mapper.isTypedName(legacyName) ? Map.of() : claimsAt(txtByName.get(legacyName));
     }
 
     private static Map<String, OwnershipClaim> claimsAt(List<String> texts) {
@@ -344,7 +349,7 @@ public final class TxtRegistry implements Registry {
         String typed = mapper.typedName(e.dnsName(), e.recordType());
         String legacy = mapper.legacyName(e.dnsName());
         return new RRsetState(e.withTargets(List.of()), typed, legacy,
-                claimsAt(view.txtByName().get(typed)), claimsAt(view.txtByName().get(legacy)));
+                claimsAt(view.txtByName().get(typed)), legacyClaimsAt(legacy, view.txtByName()));
     }
 
     private Set<String> othersTargets(RRsetState state) {
