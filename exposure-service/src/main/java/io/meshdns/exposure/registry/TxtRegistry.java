@@ -112,8 +112,9 @@ public final class TxtRegistry implements Registry {
         var old = ourClaimTexts(state, true);
         String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
-        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
+        // ours before the old owner's goes: never a moment with no claim on the data
         if (!old.contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
         return new Unit("ADOPT", adopted, ops);
     }
 
@@ -290,20 +291,27 @@ public final class TxtRegistry implements Registry {
         return units;
     }
 
+    /**
+     * Crash-safe order, should the operations ever be split over several writes (an RRset too big for one
+     * UPDATE, a provider writing in several transactions): our new claim first, then the data, then our
+     * stale claim. An interruption then leaves at worst a claim without data (ours again on the next pass),
+     * never data without a claim, which would be nobody's for good.
+     */
     private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
         RRsetState state = state(view, wanted);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
                 .anyMatch(c -> !mine(c));
+        var dataOps = new ArrayList<RecordOp>();
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
             var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl()).toList();
             var remove = had.stream().filter(t -> !wanted.targets().contains(t) && !othersTargets.contains(t)).toList();
-            if (!remove.isEmpty()) ops.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
-            if (!add.isEmpty()) ops.add(new RecordOp.AddRecords(data.withTargets(add)));
+            if (!remove.isEmpty()) dataOps.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
+            if (!add.isEmpty()) dataOps.add(new RecordOp.AddRecords(data.withTargets(add)));
         } else {
-            ops.add(new RecordOp.ReplaceRRset(data));
+            dataOps.add(new RecordOp.ReplaceRRset(data));
         }
         Optional<OwnershipClaim> ourClaim = state == null ? Optional.empty() : state.typedClaims().values().stream()
                 .filter(c -> mine(c)).findFirst();
@@ -315,10 +323,12 @@ public final class TxtRegistry implements Registry {
         String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels).serialize();
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
-        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
         if (!ourClaimTexts(state, true).contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        ops.addAll(dataOps);
+        if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
     }
 
+    /** Data first, then its claims: an interruption leaves a claim without data, never data without a claim. */
     private void delete(View view, Endpoint ours, List<RecordOp> ops) {
         RRsetState state = state(view, ours);
         Set<String> othersTargets = othersTargets(state);

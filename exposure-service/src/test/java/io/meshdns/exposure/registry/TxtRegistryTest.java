@@ -6,6 +6,7 @@ import io.meshdns.exposure.endpoint.Endpoint;
 import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.plan.Plan;
 import io.meshdns.exposure.plan.Policy;
+import io.meshdns.exposure.provider.RecordOp;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,5 +43,44 @@ class TxtRegistryTest {
         var view = registry.view(List.of(Endpoint.of("web.z.it", "A", 0, "10.0.0.1"), Endpoint.of("web.z.it", "TXT", 0, legacy)));
         assertEquals("me", view.current().get(0).owner());
         assertEquals(1, view.upgrades().size(), "the typed claim is added next to the legacy one");
+    }
+
+    /**
+     * The operations of one change, in the order a crash between two writes can survive: a claim is written
+     * before its data and deleted after it, so an interruption leaves at worst a claim without data (ours
+     * again next pass), never data without a claim (nobody's for good).
+     */
+    @Test
+    void claimsAreWrittenBeforeTheirDataAndDeletedAfterIt() {
+        var web = new Endpoint("web.z.it", "A", List.of("10.0.0.2"), 0, Map.of(Endpoint.RESOURCE_LABEL, "service/shop/web"), "");
+        var txt = new Endpoint("t.z.it", "TXT", List.of("v=2"), 0, Map.of(Endpoint.RESOURCE_LABEL, "crd/shop/t"), "");
+        var view = registry.view(List.of(
+                Endpoint.of("old.z.it", "A", 0, "10.0.0.9"),
+                Endpoint.of("a-old.z.it", "TXT", 0, "heritage=external-dns,external-dns/owner=me,external-dns/resource=service/shop/old"),
+                Endpoint.of("web.z.it", "A", 0, "10.0.0.1"),
+                Endpoint.of("a-web.z.it", "TXT", 0, "heritage=external-dns,external-dns/owner=me,external-dns/resource=service/shop/former"),
+                Endpoint.of("t.z.it", "TXT", 0, "v=1"),
+                Endpoint.of("txt-t.z.it", "TXT", 0, "heritage=external-dns,external-dns/owner=me,external-dns/resource=crd/shop/t")));
+        var created = new Endpoint("new.z.it", "A", List.of("10.0.0.3"), 0, Map.of(Endpoint.RESOURCE_LABEL, "service/shop/new"), "");
+        var plan = Plan.calculate(new Plan.Input(view.current(), List.of(web, txt, created), Policy.SYNC, DomainFilter.ALL, "me", Set.of()));
+        var lines = registry.units(view, plan.changes()).stream()
+                .map(u -> u.action() + " " + u.change().dnsName() + ": " + String.join(" / ", u.ops().stream().map(TxtRegistryTest::op).toList()))
+                .toList();
+        assertEquals(List.of(
+                "CREATE new.z.it: add a-new.z.it TXT claim resource=service/shop/new / replace new.z.it A [10.0.0.3]",
+                "UPDATE t.z.it: delete t.z.it TXT [v=1] / add t.z.it TXT [v=2]",
+                "UPDATE web.z.it: add a-web.z.it TXT claim resource=service/shop/web / replace web.z.it A [10.0.0.2]"
+                        + " / delete a-web.z.it TXT claim resource=service/shop/former",
+                "DELETE old.z.it: delete-rrset old.z.it A / delete a-old.z.it TXT claim resource=service/shop/old"), lines);
+    }
+
+    static String op(RecordOp op) {
+        Endpoint e = op.endpoint();
+        String what = e.dnsName() + " " + e.recordType() + " " + (e.targets().size() == 1 && e.targets().get(0).startsWith("heritage=")
+                ? "claim resource=" + e.targets().get(0).replaceAll(".*resource=", "") : e.targets().toString());
+        if (op instanceof RecordOp.ReplaceRRset) return "replace " + what;
+        if (op instanceof RecordOp.DeleteRRset) return "delete-rrset " + e.dnsName() + " " + e.recordType();
+        if (op instanceof RecordOp.AddRecords) return "add " + what;
+        return "delete " + what;
     }
 }
