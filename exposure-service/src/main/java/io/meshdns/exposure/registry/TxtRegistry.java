@@ -113,7 +113,7 @@ public final class TxtRegistry implements Registry {
         String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
         // ours before the old owner's goes: never a moment with no claim on the data
-        if (!old.contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
         return new Unit("ADOPT", adopted, ops);
     }
@@ -129,8 +129,9 @@ public final class TxtRegistry implements Registry {
     }
 
     /** What the registry learnt from one read of the zones. */
+    /** @param txtTtlByName the TTL of each TXT RRset: a claim added to one takes it, so others' records there keep theirs */
     public record View(List<Endpoint> current, Map<Endpoint.Key, RRsetState> states, List<RecordOp> upgrades,
-                       Map<String, List<String>> txtByName, List<Endpoint> raw) implements Registry.View {
+                       Map<String, List<String>> txtByName, Map<String, Long> txtTtlByName, List<Endpoint> raw) implements Registry.View {
     }
 
     private static View own(Registry.View view) {
@@ -180,8 +181,12 @@ public final class TxtRegistry implements Registry {
     /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */
     public View view(List<Endpoint> raw) {
         var txtByName = new HashMap<String, List<String>>();
+        var txtTtlByName = new HashMap<String, Long>();
         for (Endpoint e : raw) {
-            if (e.recordType().equals("TXT")) txtByName.computeIfAbsent(e.dnsName(), k -> new ArrayList<>()).addAll(e.targets());
+            if (e.recordType().equals("TXT")) {
+                txtByName.computeIfAbsent(e.dnsName(), k -> new ArrayList<>()).addAll(e.targets());
+                txtTtlByName.put(e.dnsName(), e.ttl());
+            }
         }
         var current = new ArrayList<Endpoint>();
         var states = new TreeMap<Endpoint.Key, RRsetState>();
@@ -202,12 +207,12 @@ public final class TxtRegistry implements Registry {
                 state.legacyClaims().forEach((text, claim) -> {
                     if (claim.owner().equals(ownerId)) {
                         // ExternalDNS's migration: create the typed claim next to the legacy one
-                        upgrades.add(new RecordOp.AddRecords(txt(typed, claim.serialize())));
+                        upgrades.add(addClaim(txtTtlByName, typed, claim.serialize()));
                     }
                 });
             }
         }
-        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName, List.copyOf(raw));
+        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName, txtTtlByName, List.copyOf(raw));
     }
 
     private List<Endpoint> owned(Endpoint data, RRsetState state) {
@@ -323,7 +328,7 @@ public final class TxtRegistry implements Registry {
         String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels).serialize();
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
-        if (!ourClaimTexts(state, true).contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
+        if (!ourClaimTexts(state, true).contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
         ops.addAll(dataOps);
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
     }
@@ -379,6 +384,16 @@ public final class TxtRegistry implements Registry {
             if (mine(c)) out.add(text);
         });
         return List.copyOf(out);
+    }
+
+    /**
+     * Adds a claim at {@code name} with the TTL of the TXT RRset already there, if any: an RRset has one TTL
+     * (RFC 2181 5.2), so a server such as BIND9 would otherwise move the TTL of everyone's records there.
+     */
+    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim) {
+        Long ttl = txtTtlByName.get(Endpoint.normalizeName(name));
+        Endpoint e = txt(name, claim);
+        return new RecordOp.AddRecords(ttl == null ? e : e.withTtl(ttl));
     }
 
     private Endpoint txt(String name, String... texts) {

@@ -36,6 +36,16 @@ class TxtRegistryTest {
         assertEquals("no changes", plan.changes().describe());
     }
 
+    /** Our claim added to a TXT RRset that holds someone's text takes that RRset's TTL, so BIND9 keeps theirs as it was. */
+    @Test
+    void aClaimAddedBesideForeignTextKeepsTheirTtl() {
+        var view = registry.view(List.of(Endpoint.of("a-s8.z.it", "TXT", 300, "plain text at our claim name")));
+        var desired = new Endpoint("s8.z.it", "A", List.of("10.0.0.8"), 0, Map.of(Endpoint.RESOURCE_LABEL, "service/shop/s8"), "");
+        var plan = Plan.calculate(new Plan.Input(view.current(), List.of(desired), Policy.SYNC, DomainFilter.ALL, "me", Set.of()));
+        var claimAdd = registry.units(view, plan.changes()).get(0).ops().get(0);
+        assertEquals(new RecordOp.AddRecords(Endpoint.of("a-s8.z.it", "TXT", 300, CLAIM)), claimAdd);
+    }
+
     /** A real legacy claim (at the record's own name, no type prefix) still counts, and is upgraded. */
     @Test
     void legacyClaimAtAnUntypedNameIsStillOurs() {
