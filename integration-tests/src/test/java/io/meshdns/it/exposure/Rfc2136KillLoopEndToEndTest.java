@@ -92,7 +92,7 @@ class Rfc2136KillLoopEndToEndTest {
         killLoop(3, 150, 12);
     }
 
-    /** {@code mvn -B -Pfaults -pl integration-tests -am verify -Dtest=Rfc2136KillLoopEndToEndTest}. */
+    /** {@code mvn -B -Pfaults -pl integration-tests -am verify -Dtest=Rfc2136KillLoopEndToEndTest -Dsurefire.failIfNoSpecifiedTests=false}. */
     @Test
     @Tag("faults")
     void twentyKillsWithChangesBetweenThemConverge() throws Exception {
