@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -245,8 +246,13 @@ final class UpstreamTransport implements AutoCloseable {
         EventLoop loop = slot.channel.eventLoop();
         if (loop.inEventLoop()) {
             slot.send(pending, wire, id, timeout);
-        } else {
+            return;
+        }
+        try {
             loop.execute(() -> slot.send(pending, wire, id, timeout));
+        } catch (RejectedExecutionException e) { // the event loops are shutting down
+            slot.release();
+            result.completeExceptionally(new IOException("upstream socket closed", e));
         }
     }
 
