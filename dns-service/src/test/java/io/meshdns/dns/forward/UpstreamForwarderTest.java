@@ -325,17 +325,20 @@ class UpstreamForwarderTest {
         AtomicInteger upstreamId = new AtomicInteger(-1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try (DatagramSocket upstream = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             DatagramSocket other = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+             DatagramSocket other = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             DatagramSocket otherHost = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), upstream.getLocalPort()))) {
             Thread responder = new Thread(() -> {
                 try {
                     DatagramPacket in = new DatagramPacket(new byte[1500], 1500);
                     upstream.receive(in);
                     Message q = new Message(java.util.Arrays.copyOf(in.getData(), in.getLength()));
                     upstreamId.set(q.getHeader().getID());
-                    // 1: wrong ID, 2: right ID but another question, 3: right everything from another port, 4: genuine
+                    // 1: wrong ID, 2: right ID but another question, 3: right everything from another port,
+                    // 4: right everything from the upstream's port on another address, 5: genuine
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID() ^ 1, q.getQuestion().getName(), "203.0.113.1"));
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID(), Name.fromConstantString("evil.example."), "203.0.113.2"));
                     sendAnswer(other, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.3"));
+                    sendAnswer(otherHost, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.4"));
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.77"));
                 } catch (Exception e) {
                     failure.set(e);
