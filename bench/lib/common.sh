@@ -127,13 +127,32 @@ dnsperf_stats() {
 }
 
 # p50/p99/p999 in ms from `dnsperf -v` per-query lines ("> RCODE name type seconds"), using a 1 us
-# histogram so a million-line file needs no sort.
+# histogram so a million-line file needs no sort. Also the stalls: a stall is a run of answers
+# slower than 5 ms with fewer than 200 faster ones in between (everything that was in flight or
+# arrived while the server did not answer). dnsperf prints no timestamps, but the lines come in
+# completion order at a fixed rate, so line index / rate is the time into the run (within the
+# queue's own delay); with STALLS_FILE each stall gets a line "at_s=... max_ms=... queries=...",
+# at_s counted from dnsperf's first query.
 latency_percentiles() {
-  awk '
+  awk -v stalls="${2:-}" -v rate="${3:-0}" '
+    function close_stall() {
+      if (sn > 0) {
+        s5++; if (smax >= 10000) s10++
+        if (stalls != "") printf("at_s=%.3f max_ms=%.3f queries=%d\n", (rate > 0 ? sfirst / rate : -1), smax / 1000, sn) > stalls
+      }
+      sn = 0; smax = 0
+    }
     $1 == ">" && NF == 5 && $5 ~ /^[0-9.]+$/ {
       b = int($5 * 1000000 + 0.5); h[b]++; n++; if (b > mx) mx = b
+      if (b >= 10000) o10++
+      if (b >= 5000) {
+        if (sn > 0 && n - slast > 200) close_stall()
+        if (sn == 0) sfirst = n
+        sn++; slast = n; if (b > smax) smax = b
+      }
     }
     END {
+      close_stall()
       if (n == 0) { print "p50_ms=-\np99_ms=-\np999_ms=-"; exit }
       t50 = n * 0.50; t99 = n * 0.99; t999 = n * 0.999; c = 0; p50 = p99 = p999 = -1
       for (b = 0; b <= mx; b++) {
@@ -144,6 +163,7 @@ latency_percentiles() {
         if (p999 < 0 && c >= t999) { p999 = b; break }
       }
       printf "p50_ms=%.3f\np99_ms=%.3f\np999_ms=%.3f\nlatency_samples=%d\n", p50 / 1000, p99 / 1000, p999 / 1000, n
+      printf "stalls_5ms=%d\nstalls_10ms=%d\nover_10ms=%d\n", s5, s10, o10
     }' "$1"
 }
 

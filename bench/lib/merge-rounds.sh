@@ -19,6 +19,8 @@ for s in "$@"; do
         for (i = 1; i <= nk; i++) { k = keys[i]
           if (!(k in vals)) { print k "=" first[k]; continue }
           n = split(substr(vals[k], 2), a, " ")
+          # The tail target holds in every round, so the table also shows the figure of every round.
+          if (k == "max_ms" || k == "p999_ms" || k == "stalls_10ms") { r = a[1]; for (x = 2; x <= n; x++) r = r "/" a[x]; print k "_rounds=" r }
           for (x = 2; x <= n; x++) { t = a[x]; y = x - 1; while (y >= 1 && a[y] + 0 > t + 0) { a[y + 1] = a[y]; y-- } a[y + 1] = t }
           print k "=" (n % 2 ? a[(n + 1) / 2] : sprintf("%.3f", (a[n / 2] + a[n / 2 + 1]) / 2))
         }

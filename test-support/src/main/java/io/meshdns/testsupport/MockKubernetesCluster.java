@@ -20,13 +20,22 @@ import java.util.HashMap;
  */
 public final class MockKubernetesCluster implements AutoCloseable {
     private final String name;
-    private final KubernetesCrudDispatcher dispatcher = new KubernetesCrudDispatcher();
+    private final KubernetesCrudDispatcher dispatcher;
     private KubernetesMockServer server;
     private KubernetesClient client;
     private int port;
 
     public MockKubernetesCluster(String name) {
+        this(name, new KubernetesCrudDispatcher());
+    }
+
+    /**
+     * With another CRUD dispatcher, e.g. a {@link WatchCacheCrudDispatcher} for watches that resume from their
+     * resourceVersion (or get 410 Gone) as against kube-apiserver.
+     */
+    public MockKubernetesCluster(String name, KubernetesCrudDispatcher dispatcher) {
         this.name = name;
+        this.dispatcher = dispatcher;
         start();
         ServiceEntryCrd.register(client);
     }
@@ -46,6 +55,11 @@ public final class MockKubernetesCluster implements AutoCloseable {
         client.close();
         server.destroy();
         server = null;
+    }
+
+    /** The port the API listens on (the same after a {@link #stop()} and {@link #start()}). */
+    public int port() {
+        return port;
     }
 
     public String name() {
@@ -68,7 +82,13 @@ public final class MockKubernetesCluster implements AutoCloseable {
     public Path writeKubeconfig(Path dir) throws IOException {
         Files.createDirectories(dir);
         Path file = dir.resolve(name + ".yaml");
-        Files.writeString(file, """
+        Files.writeString(file, kubeconfig(name, url()));
+        return file;
+    }
+
+    /** A kubeconfig for a cluster {@code name} at {@code server}: namespace {@code default}, bearer token {@code <name>-token}. */
+    public static String kubeconfig(String name, String server) {
+        return """
                 apiVersion: v1
                 kind: Config
                 clusters:
@@ -81,8 +101,7 @@ public final class MockKubernetesCluster implements AutoCloseable {
                 users:
                 - name: %1$s
                   user: {token: %1$s-token}
-                """.formatted(name, url()));
-        return file;
+                """.formatted(name, server);
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.meshdns.discovery.api;
 
 import io.meshdns.discovery.catalog.CatalogAggregator;
+import io.meshdns.discovery.cluster.ClusterManager;
+import io.meshdns.discovery.cluster.ClusterWatcher;
 import io.meshdns.discovery.config.DiscoveryConfig;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.model.Catalog;
@@ -49,6 +51,8 @@ public class DiscoveryRoutes {
     DiscoveryMetrics metrics;
     @Inject
     Vertx vertx;
+    @Inject
+    ClusterManager clusters;
     @Inject
     jakarta.enterprise.inject.Instance<io.meshdns.discovery.vip.CentralVipAllocator> vipAllocator;
 
@@ -336,6 +340,7 @@ public class DiscoveryRoutes {
         for (CatalogEntry e : catalog.values()) {
             counts.computeIfAbsent(e.cluster(), c -> new TreeMap<>()).merge(e.ref().kind().name().toLowerCase(Locale.ROOT), 1, Integer::sum);
         }
+        Map<String, ClusterWatcher.SyncState> sync = this.clusters.syncStates();
         List<Map<String, Object>> clusters = new ArrayList<>();
         for (ClusterStatus c : catalog.clusters()) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -343,6 +348,15 @@ public class DiscoveryRoutes {
             m.put("local", c.local());
             m.put("stale", c.stale());
             m.put("lastSyncEpochMillis", c.lastSyncEpochMillis());
+            ClusterWatcher.SyncState s = sync.get(c.name());
+            if (s != null) {
+                // Live, unlike the catalog's stale flag (which waits for stale-after): a cut watch shows within a second.
+                m.put("watching", s.watching());
+                m.put("lastHealthyEpochMillis", s.lastHealthyEpochMillis());
+                Map<String, String> watches = new TreeMap<>();
+                s.watches().forEach((kind, state) -> watches.put(kind.name().toLowerCase(Locale.ROOT), state));
+                m.put("watches", watches);
+            }
             m.put("entries", counts.getOrDefault(c.name(), Map.of()));
             clusters.add(m);
         }

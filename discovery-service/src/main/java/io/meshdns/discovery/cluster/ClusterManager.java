@@ -138,6 +138,16 @@ public class ClusterManager {
         return config.enabledLocalCluster() ? Optional.of(localClient.get()) : Optional.empty();
     }
 
+    /** The sync state of every cluster watched through its API, by name (manifest clusters have none). */
+    public Map<String, ClusterWatcher.SyncState> syncStates() {
+        Map<String, ClusterWatcher.SyncState> out = new TreeMap<>();
+        if (localWatcher != null) out.put(localWatcher.cluster(), localWatcher.syncState());
+        synchronized (remotes) {
+            remotes.forEach((name, r) -> out.put(name, r.watcher().syncState()));
+        }
+        return out;
+    }
+
     public List<String> remoteClusterNames() {
         synchronized (remotes) {
             return List.copyOf(remotes.keySet());

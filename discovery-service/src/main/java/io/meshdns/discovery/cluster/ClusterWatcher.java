@@ -16,6 +16,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,23 @@ public final class ClusterWatcher implements AutoCloseable {
                           Duration staleAfter, Duration resync, Duration crdRetry) {
     }
 
+    /**
+     * What this cluster's watches are doing now (for {@code /v1/status} and the metrics), refreshed every tick.
+     * Unlike {@code stale}, which waits for stale-after, it shows a cut watch within a tick, and it is not in the
+     * catalog, so it makes no new version.
+     *
+     * @param watching               every watch is established (the catalog follows the cluster live)
+     * @param lastHealthyEpochMillis when that was last true (0 before the initial list): the catalog's state of this
+     *                               cluster is at least as new as that
+     * @param watches                per kind: {@code watching}, {@code listing} (the initial list is not done),
+     *                               {@code down} (reconnecting or relisting) or {@code crd-missing}
+     */
+    public record SyncState(boolean watching, long lastHealthyEpochMillis, Map<Kind, String> watches) {
+        public SyncState {
+            watches = Map.copyOf(watches);
+        }
+    }
+
     private record Watched(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory,
                            SharedIndexInformer<HasMetadata> informer) {
     }
@@ -60,6 +78,8 @@ public final class ClusterWatcher implements AutoCloseable {
     private final List<Watched> watched = new ArrayList<>();
     private final Map<Kind, Boolean> crdMissing = new ConcurrentHashMap<>();
     private final AtomicInteger staleGauge = new AtomicInteger();
+    private final AtomicInteger watchingGauge = new AtomicInteger();
+    private volatile SyncState syncState = new SyncState(false, 0, Map.of());
 
     private volatile boolean closed;
     private boolean initialSynced;
@@ -98,6 +118,7 @@ public final class ClusterWatcher implements AutoCloseable {
         long now = System.currentTimeMillis();
         lastHealthyMillis = now;
         metrics.clusterStale(cluster, staleGauge);
+        metrics.clusterWatching(cluster, watchingGauge);
         aggregator.updateCluster(status());
         thread.execute(() -> {
             watch(Kind.NAMESPACE, "v1", c -> c.namespaces().runnableInformer(resyncMillis()));
@@ -150,7 +171,26 @@ public final class ClusterWatcher implements AutoCloseable {
                         cluster, options.staleAfter());
                 if (initialSynced) restartInformers();
             }
+            publishSyncState(watching);
         });
+    }
+
+    /** This cluster's watches now, as of the last tick. */
+    public SyncState syncState() {
+        return syncState;
+    }
+
+    private void publishSyncState(boolean watching) {
+        Map<Kind, String> watches = new EnumMap<>(Kind.class);
+        for (Watched w : watched) {
+            SharedIndexInformer<HasMetadata> i = w.informer();
+            watches.put(w.kind(), !i.hasSynced() ? "listing" : i.isWatching() ? "watching" : "down");
+        }
+        crdMissing.forEach((kind, missing) -> {
+            if (missing) watches.put(kind, "crd-missing");
+        });
+        watchingGauge.set(watching ? 1 : 0);
+        syncState = new SyncState(watching, initialSynced ? lastHealthyMillis : 0, watches);
     }
 
     /** Periodic double check: the catalog's entries of this cluster equal the informer stores. */

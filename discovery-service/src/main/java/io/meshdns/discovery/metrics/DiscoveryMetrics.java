@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,6 +23,7 @@ public final class DiscoveryMetrics {
     private final Map<String, Counter> events = new ConcurrentHashMap<>();
     private final Map<String, Counter> rejected = new ConcurrentHashMap<>();
     private final Map<String, Gauge> staleGauges = new ConcurrentHashMap<>();
+    private final Map<String, Gauge> watchingGauges = new ConcurrentHashMap<>();
     private final AtomicInteger watchClients = new AtomicInteger();
     private final Counter watchCutOffs;
 
@@ -75,9 +77,17 @@ public final class DiscoveryMetrics {
                 .tag("cluster", c).description("1 when the cluster is stale").register(registry));
     }
 
+    /** Per-cluster 0/1 gauge {@code meshdns_discovery_cluster_watching{cluster}}. */
+    public void clusterWatching(String cluster, AtomicInteger watching) {
+        watchingGauges.computeIfAbsent(cluster, c -> Gauge.builder("meshdns.discovery.cluster.watching", watching, AtomicInteger::get)
+                .tag("cluster", c).description("1 while every watch of the cluster is established").register(registry));
+    }
+
     public void clusterRemoved(String cluster) {
-        Gauge g = staleGauges.remove(cluster);
-        if (g != null) registry.remove(g);
+        for (Map<String, Gauge> gauges : List.of(staleGauges, watchingGauges)) {
+            Gauge g = gauges.remove(cluster);
+            if (g != null) registry.remove(g);
+        }
     }
 
     public AtomicInteger watchClients() {

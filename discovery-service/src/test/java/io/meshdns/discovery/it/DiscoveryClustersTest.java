@@ -310,9 +310,18 @@ class DiscoveryClustersTest {
         ObjectRef goneWhileAway = new ObjectRef("west", Kind.SERVICE, "shop", "gone-while-away");
         west().services().inNamespace("shop").resource(service("gone-while-away", "10.97.0.77")).create();
         await().atMost(WAIT).untilAsserted(() -> assertTrue(find(snapshot(), goneWhileAway).isPresent()));
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(Boolean.TRUE, statusOf("west").get("watching")));
         int port = WestCluster.port;
         WestCluster.server.after();
 
+        // /v1/status shows the cut live (within a tick), before stale-after has passed.
+        await().atMost(WAIT).untilAsserted(() -> {
+            Map<String, Object> west = statusOf("west");
+            assertEquals(Boolean.FALSE, west.get("watching"), west.toString());
+            assertEquals("down", ((Map<?, ?>) west.get("watches")).get("service"), west.toString());
+            assertTrue(((Number) west.get("lastHealthyEpochMillis")).longValue() > 0, west.toString());
+        });
+        assertEquals(Boolean.TRUE, statusOf("east").get("watching"), "the other cluster is unaffected");
         await().atMost(WAIT).untilAsserted(() -> assertTrue(cluster(snapshot(), "west").stale()));
         assertTrue(find(snapshot(), reviews).isPresent(), "a stale cluster keeps its last known state");
         assertTrue(metrics().contains("meshdns_discovery_cluster_stale{cluster=\"west\"} 1.0"));
@@ -333,6 +342,8 @@ class DiscoveryClustersTest {
             assertTrue(find(s, goneWhileAway).isEmpty(), "a delete missed while away is gone after the relist");
         });
         assertTrue(metrics().contains("meshdns_discovery_cluster_stale{cluster=\"west\"} 0.0"));
+        await().atMost(WAIT).untilAsserted(() -> assertEquals(Boolean.TRUE, statusOf("west").get("watching")));
+        assertTrue(metrics().contains("meshdns_discovery_cluster_watching{cluster=\"west\"} 1.0"));
     }
 
     // ---- helpers ---------------------------------------------------------------------------
@@ -351,6 +362,15 @@ class DiscoveryClustersTest {
         HttpResponse<byte[]> r = http.send(get("/v1/snapshot", WestCluster.TOKEN).build(), HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, r.statusCode(), () -> new String(r.body()));
         return WireFormat.decode(r.body(), CatalogSnapshot.class);
+    }
+
+    /** One cluster's object in /v1/status. */
+    @SuppressWarnings("unchecked")
+    private Map<String, Object> statusOf(String cluster) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(get("/v1/status", WestCluster.TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+        Map<String, Object> body = WireFormat.mapper().readValue(r.body(), Map.class);
+        return ((List<Map<String, Object>>) body.get("clusters")).stream().filter(c -> cluster.equals(c.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError(cluster + " not in " + r.body()));
     }
 
     private String metrics() throws IOException, InterruptedException {

@@ -1,5 +1,6 @@
 package io.meshdns.discovery.it;
 
+import io.meshdns.testsupport.MockKubernetesCluster;
 import io.meshdns.testsupport.ServiceEntryCrd;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -64,20 +65,7 @@ public class WestCluster implements QuarkusTestResourceLifecycleManager {
     }
 
     static String kubeconfigText() {
-        return """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: west
-                  cluster: {server: "http://127.0.0.1:%d"}
-                contexts:
-                - name: west
-                  context: {cluster: west, user: west}
-                current-context: west
-                users:
-                - name: west
-                  user: {token: west-token}
-                """.formatted(port);
+        return MockKubernetesCluster.kubeconfig("west", "http://127.0.0.1:" + port);
     }
 
     @Override

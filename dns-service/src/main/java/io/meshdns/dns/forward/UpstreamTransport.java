@@ -79,7 +79,10 @@ final class UpstreamTransport implements AutoCloseable {
                 .setTcpNoDelay(true));
     }
 
-    /** Binds the UDP sockets for the families in use. Call once from a non-event-loop thread at start. */
+    /**
+     * Binds the first UDP socket of each family in use, so that a family that cannot bind at all fails the
+     * start. Call once from a non-event-loop thread at start; {@link #fill()} binds the rest of the pool.
+     */
     void open(boolean needIpv4, boolean needIpv6) {
         try {
             if (needIpv4) {
@@ -94,6 +97,23 @@ final class UpstreamTransport implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot bind upstream UDP sockets: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Binds the rest of each pool in the background, one socket after another, so the event loops that
+     * serve queries never have more than one of these binds queued. Until a slot is bound, a query that
+     * picks it tries another slot, and with none bound it gets a socket of its own (as while slots are
+     * replaced). Its 256 binds were about a fifth of dns-service's time from fork to first answer when made
+     * before the listeners opened: DnsServer opens them first, then this runs.
+     */
+    void fill() {
+        ipv4.fillFrom(1);
+        ipv6.fillFrom(1);
+    }
+
+    /** Bound sockets in the pools now (tests: the pool fills after start). */
+    int pooledSockets() {
+        return ipv4.bound() + ipv6.bound();
     }
 
     /** Wire form of the query we send upstream: the client's question and RD/CD, our ID and EDNS. */
@@ -369,9 +389,37 @@ final class UpstreamTransport implements AutoCloseable {
 
         void enable() throws InterruptedException, ExecutionException, TimeoutException {
             enabled = true;
+            slots.set(0, bind(queriesPerSocket).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+        }
+
+        int bound() {
+            int n = 0;
             for (int i = 0; i < poolSize; i++) {
-                slots.set(i, bind(queriesPerSocket).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+                if (slots.get(i) != null) n++;
             }
+            return n;
+        }
+
+        /** Binds slot {@code index}, then the next, until the pool is full (slots already taken are skipped). */
+        void fillFrom(int index) {
+            if (!enabled || closed || index >= poolSize) {
+                return;
+            }
+            if (slots.get(index) != null) {
+                fillFrom(index + 1);
+                return;
+            }
+            bind(queriesPerSocket).onComplete(ar -> {
+                if (ar.failed()) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s; retrying in 1 s", ar.cause().getMessage());
+                    vertx.setTimer(1000, t -> fillFrom(index));
+                    return;
+                }
+                if (closed || !slots.compareAndSet(index, null, ar.result())) {
+                    ar.result().socket.close();
+                }
+                fillFrom(index + 1);
+            });
         }
 
         /** A live slot for one more query (counted), or null when every probed slot is being replaced. */

@@ -92,6 +92,7 @@ class UpstreamForwarderTest {
     private UpstreamForwarder forwarder(ForwardSettings settings, DnsCache cache) {
         registry = new SimpleMeterRegistry();
         UpstreamForwarder f = new UpstreamForwarder(vertx, settings, cache, registry).start();
+        f.fillSocketPool(); // as DnsServer has it done once the listeners are open
         toClose.add(f);
         return f;
     }
@@ -358,6 +359,24 @@ class UpstreamForwarderTest {
         assertTrue(distinctSourcePorts(sequential(bind).withUdpSockets(8, 1), "own-port", 40) >= 37);
         // The defaults (256 sockets, each replaced after 16 queries): 60 random picks of 256 give ~53 ports.
         assertTrue(distinctSourcePorts(sequential(bind), "default-port", 60) >= 40);
+    }
+
+    /**
+     * The start binds one socket per family (a family that cannot bind fails it); the rest of the pool is bound
+     * after the listeners open. Before that a query gets a socket of its own, so forwarding works from the start.
+     */
+    @Test
+    void forwardsBeforeThePoolIsFilledAndTheFillBindsEverySlot() throws Exception {
+        registry = new SimpleMeterRegistry();
+        UpstreamForwarder f = new UpstreamForwarder(vertx, sequential(bind).withUdpSockets(32, 256), null, registry).start();
+        toClose.add(f);
+        assertEquals(1, f.pooledSockets());
+        for (int i = 0; i < 5; i++) {
+            assertEquals(BIND_WWW, firstAddress(ask(f, "www.example.test.", Type.A)));
+        }
+        f.fillSocketPool();
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.pooledSockets() == 32);
+        assertEquals(BIND_WWW, firstAddress(ask(f, "www.example.test.", Type.A)));
     }
 
     private int distinctSourcePorts(ForwardSettings settings, String label, int queries) throws Exception {
