@@ -58,6 +58,8 @@ public final class ManifestSource {
 
     private Map<Path, FileStamp> lastStamps = Map.of();
     private final Map<Path, List<HasMetadata>> lastGoodObjects = new HashMap<>();
+    /** The stamp each file had when it was last read successfully: an unchanged file is not parsed again. */
+    private final Map<Path, FileStamp> parsedStamps = new HashMap<>();
     private Map<ObjectRef, CatalogEntry> published = Map.of();
     private Set<String> publishedClusters = Set.of();
     private boolean firstLoadDone;
@@ -150,14 +152,22 @@ public final class ManifestSource {
         Map<ObjectRef, CatalogEntry> next = new HashMap<>();
         Set<String> clusters = new HashSet<>();
         lastGoodObjects.keySet().retainAll(stamps.keySet());
+        parsedStamps.keySet().retainAll(stamps.keySet());
         neverLoaded.retainAll(stamps.keySet());
         Map<Path, String> rejected = new TreeMap<>();
         for (Map.Entry<Path, FileStamp> stamp : stamps.entrySet()) {
             Path file = stamp.getKey();
             List<HasMetadata> objects;
             try {
-                objects = read(file, stamp.getValue().size());
-                lastGoodObjects.put(file, objects);
+                if (stamp.getValue().equals(parsedStamps.get(file)) && lastGoodObjects.containsKey(file)) {
+                    // Same size and mtime as when it was parsed, the same test that tells a change at all: one
+                    // edited file among many costs its own parse, not every file's (the per-delta cost of the source).
+                    objects = lastGoodObjects.get(file);
+                } else {
+                    objects = read(file, stamp.getValue().size());
+                    lastGoodObjects.put(file, objects);
+                    parsedStamps.put(file, stamp.getValue());
+                }
                 neverLoaded.remove(file);
             } catch (Throwable e) {
                 String why = e instanceof StackOverflowError ? "nested too deeply for the parser"

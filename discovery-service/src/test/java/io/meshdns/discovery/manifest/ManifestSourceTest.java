@@ -76,6 +76,25 @@ class ManifestSourceTest {
     }
 
     @Test
+    void anEditedFileIsParsedAloneTheOthersAreNotReadAgain() throws IOException {
+        assertTrue(source.poll());
+        catalog.flush();
+        // west/all.yaml turned to garbage of the same size and mtime: were it parsed again, it would be rejected.
+        Path west = dir.resolve("west/all.yaml");
+        FileTime stamp = Files.getLastModifiedTime(west);
+        Files.writeString(west, "{".repeat((int) Files.size(west)));
+        Files.setLastModifiedTime(west, stamp);
+        Path east = dir.resolve("east/services.yaml");
+        Files.writeString(east, Files.readString(east).replace("10.96.0.10", "10.96.0.11"));
+        Files.setLastModifiedTime(east, FileTime.fromMillis(Files.getLastModifiedTime(east).toMillis() + 2000));
+        assertTrue(source.poll());
+        assertTrue(source.rejectedFiles().isEmpty(), "the unchanged file was not parsed again: " + source.rejectedFiles());
+        catalog.flush();
+        assertEquals(List.of("10.96.0.11"), service(catalog.current(), "east", "web").clusterIps());
+        assertEquals(List.of("10.97.0.20"), service(catalog.current(), "west", "reviews").clusterIps());
+    }
+
+    @Test
     void followsEditsDeletesAnnotationsAndKeepsTheLastGoodStateOfABrokenFile() throws IOException {
         source.poll();
         catalog.flush();
