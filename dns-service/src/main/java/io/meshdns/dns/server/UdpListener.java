@@ -100,10 +100,18 @@ final class UdpListener {
         channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
+    /**
+     * One per channel (not sharable), so always called on that channel's event loop: the two scratch
+     * buffers are reused for every datagram. A remembered answer is looked up in the received bytes and
+     * written straight into a pooled direct buffer, so a fast-path query allocates no byte arrays and no
+     * heap buffer that the epoll transport would copy to a direct one before sending.
+     */
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {
         private final ClientAcl acl;
         private final RequestProcessor processor;
         private final DnsMetrics metrics;
+        private final byte[] query = new byte[MAX_QUERY_DATAGRAM];
+        private final byte[] answer = new byte[RequestProcessor.MAX_FAST_ANSWER];
 
         Handler(ClientAcl acl, RequestProcessor processor, DnsMetrics metrics) {
             this.acl = acl;
@@ -120,18 +128,23 @@ final class UdpListener {
                 return;
             }
             ByteBuf content = packet.content();
-            byte[] query = new byte[content.readableBytes()];
-            content.getBytes(content.readerIndex(), query);
+            int length = content.readableBytes();
             Channel channel = ctx.channel();
-            byte[] fast = processor.fastAnswer(query, address.length == 16);
-            if (fast != null) {
-                // Flushed once per read batch (channelReadComplete): epoll sends the batch with sendmmsg.
-                channel.write(new DatagramPacket(Unpooled.wrappedBuffer(fast), sender), channel.voidPromise());
-                return;
+            if (length <= query.length) {
+                content.getBytes(content.readerIndex(), query, 0, length);
+                int answerLength = processor.fastAnswer(query, length, address.length == 16, answer);
+                if (answerLength >= 0) {
+                    ByteBuf out = ctx.alloc().ioBuffer(answerLength).writeBytes(answer, 0, answerLength);
+                    // Flushed once per read batch (channelReadComplete): epoll sends the batch with sendmmsg.
+                    channel.write(new DatagramPacket(out, sender), channel.voidPromise());
+                    return;
+                }
             }
+            byte[] request = new byte[length];
+            content.getBytes(content.readerIndex(), request);
             String host = sender.getAddress().getHostAddress();
             ClientInfo client = new ClientInfo(host, sender.getPort(), address.length == 16, Transport.UDP);
-            processor.process(query, client,
+            processor.process(request, client,
                     response -> channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
         }
 
