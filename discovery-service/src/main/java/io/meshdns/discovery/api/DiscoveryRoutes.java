@@ -13,6 +13,7 @@ import io.meshdns.model.WireFormat;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.Router;
@@ -20,6 +21,7 @@ import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +38,7 @@ import java.util.function.Consumer;
  */
 @ApplicationScoped
 public class DiscoveryRoutes {
+    private static final Logger LOG = Logger.getLogger(DiscoveryRoutes.class);
     public static final String NDJSON = "application/x-ndjson";
 
     @Inject
@@ -172,17 +175,20 @@ public class DiscoveryRoutes {
                 return;
             }
         }
-        new WatchStream(rc.response(), vertx.getOrCreateContext(), since, rc.request().remoteAddress(),
-                rc.request().getHeader(HttpHeaders.USER_AGENT)).start();
+        new WatchStream(rc.response(), rc.request().connection(), vertx.getOrCreateContext(), since,
+                rc.request().remoteAddress(), rc.request().getHeader(HttpHeaders.USER_AGENT)).start();
     }
 
     /**
      * One client's stream. Everything runs on the connection's event loop; the aggregator's
-     * listener only hops onto it. A client too slow to drain its socket skips deltas and gets one
-     * fresh snapshot when it catches up, so a slow node never makes discovery buffer without bound.
+     * listener only hops onto it. A client too slow to drain its socket (more than
+     * {@code watch.max-queued-bytes} unsent) skips deltas and gets one fresh snapshot when it catches
+     * up, so a slow node never makes discovery buffer without bound; one that stays behind for
+     * {@code watch.max-lag} is cut off, so a stalled node does not keep its connection and buffers forever.
      */
     private final class WatchStream implements CatalogAggregator.Listener, WatchClients.Client {
         private final HttpServerResponse resp;
+        private final HttpConnection connection;
         private final Context context;
         private final String remote;
         private final String userAgent;
@@ -191,11 +197,15 @@ public class DiscoveryRoutes {
         private volatile boolean lagging;
         private boolean closed;
         private long heartbeatTimer = -1;
+        private long lagTimer = -1;
+        private long behindSinceNanos;
         private Runnable cancel = () -> {
         };
 
-        WatchStream(HttpServerResponse resp, Context context, long since, Object remote, String userAgent) {
+        WatchStream(HttpServerResponse resp, HttpConnection connection, Context context, long since, Object remote,
+                    String userAgent) {
             this.resp = resp;
+            this.connection = connection;
             this.context = context;
             this.lastSent = since;
             this.remote = String.valueOf(remote);
@@ -228,6 +238,8 @@ public class DiscoveryRoutes {
         }
 
         void start() {
+            // HTTP/1.1: one stream per connection, so this is the connection's own bound (Netty's high-water mark).
+            resp.setWriteQueueMaxSize((int) config.watch().maxQueuedBytesValue());
             resp.setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, NDJSON)
                     .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache").putHeader("X-Accel-Buffering", "no");
             resp.closeHandler(v -> close());
@@ -278,12 +290,35 @@ public class DiscoveryRoutes {
         private void write(Buffer line, long version) {
             resp.write(line);
             lastSent = version;
-            if (resp.writeQueueFull()) lagging = true;
+            if (!lagging && resp.writeQueueFull()) fellBehind();
+        }
+
+        private void fellBehind() {
+            lagging = true;
+            behindSinceNanos = System.nanoTime();
+            lagTimer = context.owner().setTimer(config.watch().maxLag().toMillis(), id -> {
+                lagTimer = -1;
+                if (!closed && lagging) cutOff();
+            });
+        }
+
+        private void cutOff() {
+            long behindMillis = (System.nanoTime() - behindSinceNanos) / 1_000_000;
+            metrics.watchCutOff();
+            LOG.warnf("watch stream of %s (user agent '%s') cut off: more than %d bytes unsent for %d ms "
+                            + "(meshdns.discovery.watch.max-lag=%s); last version sent %d, current %d; it has to reconnect",
+                    remote, userAgent, config.watch().maxQueuedBytesValue(), behindMillis, config.watch().maxLag(),
+                    lastSent, aggregator.current().version());
+            close();
+            // Drops what is still queued for it: the client resumes from the last version it applied.
+            connection.close();
         }
 
         private void onDrain() {
             if (closed || !lagging) return;
             lagging = false;
+            if (lagTimer >= 0) context.owner().cancelTimer(lagTimer);
+            lagTimer = -1;
             Catalog now = aggregator.current();
             if (now.version() != lastSent) sendSnapshot(now);
         }
@@ -293,6 +328,7 @@ public class DiscoveryRoutes {
             closed = true;
             cancel.run();
             if (heartbeatTimer >= 0) context.owner().cancelTimer(heartbeatTimer);
+            if (lagTimer >= 0) context.owner().cancelTimer(lagTimer);
             metrics.watchClients().decrementAndGet();
             watchClients.closed(this);
         }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.discovery.manifest.ManifestFile;
 import io.meshdns.discovery.manifest.ManifestSource;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.quarkus.runtime.ShutdownEvent;
@@ -89,7 +90,7 @@ public class ClusterManager {
         List<Path> dirs = config.manifestDirs().orElse(List.of());
         if (!dirs.isEmpty()) {
             manifests = new ManifestSource(dirs, config.clusterName(), config.clusterName(), aggregator, metrics, rejections,
-                    this::watchedThroughApi, new ManifestSource.Limits(config.manifest().maxFileSizeBytes(),
+                    this::watchedThroughApi, new ManifestFile.Limits(config.manifest().maxFileSizeBytes(),
                     config.manifest().maxDepth()));
             aggregator.expectInitialSync(ManifestSource.SOURCE_ID);
             scheduler.execute(manifests::poll);

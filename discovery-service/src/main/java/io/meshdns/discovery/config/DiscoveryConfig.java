@@ -99,6 +99,8 @@ public interface DiscoveryConfig {
     @WithDefault("60s")
     Duration crdRetryInterval();
 
+    Watch watch();
+
     /** Record a Kubernetes Event on objects that are rejected as malformed. */
     @WithDefault("true")
     boolean recordEvents();
@@ -111,23 +113,49 @@ public interface DiscoveryConfig {
 
         /** {@link #maxFileSize()} in bytes; -1 when it is not a size. */
         default long maxFileSizeBytes() {
-            String v = maxFileSize().trim().toUpperCase(java.util.Locale.ROOT);
-            long unit = 1;
-            if (v.endsWith("K") || v.endsWith("M") || v.endsWith("G")) {
-                unit = v.endsWith("K") ? 1024L : v.endsWith("M") ? 1024L * 1024 : 1024L * 1024 * 1024;
-                v = v.substring(0, v.length() - 1);
-            }
-            try {
-                long n = Long.parseLong(v);
-                return n < 0 || n > Long.MAX_VALUE / unit ? -1 : n * unit;
-            } catch (NumberFormatException e) {
-                return -1;
-            }
+            return bytes(maxFileSize());
         }
 
         /** Deepest nesting (block indentation levels plus flow brackets) parsed. */
         @WithDefault("64")
         int maxDepth();
+    }
+
+    /**
+     * How far one {@code /v1/watch} stream may fall behind. A stream whose unsent output is above
+     * {@link #maxQueuedBytes()} skips deltas (memory stays bounded); one still above it after
+     * {@link #maxLag()} is cut off, so a stalled node neither holds memory nor delays the others. Its
+     * client reconnects with {@code since=V} and catches up from its version.
+     */
+    interface Watch {
+        /** Unsent bytes on one stream (not yet taken by its socket) above which it counts as behind: bytes, or K/M/G. */
+        @WithDefault("1M")
+        String maxQueuedBytes();
+
+        /** {@link #maxQueuedBytes()} in bytes; -1 when it is not a size. */
+        default long maxQueuedBytesValue() {
+            return bytes(maxQueuedBytes());
+        }
+
+        /** A stream behind for this long without draining is closed. */
+        @WithDefault("10s")
+        Duration maxLag();
+    }
+
+    /** A size in bytes, or with a {@code K}, {@code M} or {@code G} suffix ({@code 4M}, {@code 512K}); -1 when it is not one. */
+    static long bytes(String size) {
+        String v = size.trim().toUpperCase(java.util.Locale.ROOT);
+        long unit = 1;
+        if (v.endsWith("K") || v.endsWith("M") || v.endsWith("G")) {
+            unit = v.endsWith("K") ? 1024L : v.endsWith("M") ? 1024L * 1024 : 1024L * 1024 * 1024;
+            v = v.substring(0, v.length() - 1);
+        }
+        try {
+            long n = Long.parseLong(v);
+            return n < 0 || n > Long.MAX_VALUE / unit ? -1 : n * unit;
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     interface Auth {

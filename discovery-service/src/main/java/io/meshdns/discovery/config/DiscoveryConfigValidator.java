@@ -46,6 +46,12 @@ public class DiscoveryConfigValidator {
             p.add("meshdns.discovery.manifest.max-file-size must be a positive size (bytes, or with K, M or G), got '"
                     + c.manifest().maxFileSize() + "'");
         }
+        long queued = c.watch().maxQueuedBytesValue();
+        if (queued < 4096 || queued > Integer.MAX_VALUE) {
+            p.add("meshdns.discovery.watch.max-queued-bytes must be a size from 4K to 2G-1 (bytes, or with K, M or G), got '"
+                    + c.watch().maxQueuedBytes() + "'");
+        }
+        positive(p, "meshdns.discovery.watch.max-lag", c.watch().maxLag());
         if (c.manifest().maxDepth() < 1 || c.manifest().maxDepth() > 10_000) {
             p.add("meshdns.discovery.manifest.max-depth must be between 1 and 10000, got " + c.manifest().maxDepth());
         }

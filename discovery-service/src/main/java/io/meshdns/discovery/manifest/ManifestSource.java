@@ -1,8 +1,6 @@
 package io.meshdns.discovery.manifest;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesList;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.cluster.RejectionReporter;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
@@ -18,7 +16,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,8 +34,8 @@ import java.util.stream.Stream;
  * subdirectory under the manifest dir ({@code dir/east/x.yaml} is cluster {@code east}), else the
  * default cluster name. A file that fails to parse keeps its previous objects until it is fixed.
  *
- * <p>One file never takes the source down: a file larger than {@link Limits#maxFileSize()} is not
- * read, one nested deeper than {@link Limits#maxDepth()} is not parsed, and anything else a file
+ * <p>One file never takes the source down: a file larger than {@link ManifestFile.Limits#maxFileSize()} is not
+ * read, one nested deeper than {@link ManifestFile.Limits#maxDepth()} is not parsed, and anything else a file
  * throws (a parser's {@code StackOverflowError} included) rejects that file alone. A rejected file
  * keeps its previous objects and is listed in {@link #rejectedFiles()}; {@link #healthy()} is false
  * while a file has never been loaded since start, because its records are then missing.
@@ -47,14 +44,8 @@ public final class ManifestSource {
     public static final String CLUSTER_ANNOTATION = "meshdns.io/cluster";
     public static final String SOURCE_ID = "manifests";
     private static final Logger LOG = Logger.getLogger(ManifestSource.class);
-    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private record FileStamp(long size, long mtime) {
-    }
-
-    /** {@code meshdns.discovery.manifest.max-file-size} (bytes) and {@code .max-depth} (nesting levels). */
-    public record Limits(long maxFileSize, int maxDepth) {
-        public static final Limits DEFAULT = new Limits(4L * 1024 * 1024, 64);
     }
 
     private final List<Path> dirs;
@@ -67,22 +58,24 @@ public final class ManifestSource {
 
     private Map<Path, FileStamp> lastStamps = Map.of();
     private final Map<Path, List<HasMetadata>> lastGoodObjects = new HashMap<>();
+    /** The stamp each file had when it was last read successfully: an unchanged file is not parsed again. */
+    private final Map<Path, FileStamp> parsedStamps = new HashMap<>();
     private Map<ObjectRef, CatalogEntry> published = Map.of();
     private Set<String> publishedClusters = Set.of();
     private boolean firstLoadDone;
-    private final Limits limits;
+    private final ManifestFile.Limits limits;
     private volatile Map<Path, String> rejectedFiles = Map.of();
     private volatile boolean lastPollFailed;
     private final Set<Path> neverLoaded = new HashSet<>();
 
     public ManifestSource(List<Path> dirs, String defaultCluster, String localCluster, CatalogAggregator aggregator,
                           DiscoveryMetrics metrics, RejectionReporter rejections, Predicate<String> clusterWatchedElsewhere) {
-        this(dirs, defaultCluster, localCluster, aggregator, metrics, rejections, clusterWatchedElsewhere, Limits.DEFAULT);
+        this(dirs, defaultCluster, localCluster, aggregator, metrics, rejections, clusterWatchedElsewhere, ManifestFile.Limits.DEFAULT);
     }
 
     public ManifestSource(List<Path> dirs, String defaultCluster, String localCluster, CatalogAggregator aggregator,
                           DiscoveryMetrics metrics, RejectionReporter rejections, Predicate<String> clusterWatchedElsewhere,
-                          Limits limits) {
+                          ManifestFile.Limits limits) {
         this.limits = limits;
         this.dirs = List.copyOf(dirs);
         this.defaultCluster = defaultCluster;
@@ -159,14 +152,22 @@ public final class ManifestSource {
         Map<ObjectRef, CatalogEntry> next = new HashMap<>();
         Set<String> clusters = new HashSet<>();
         lastGoodObjects.keySet().retainAll(stamps.keySet());
+        parsedStamps.keySet().retainAll(stamps.keySet());
         neverLoaded.retainAll(stamps.keySet());
         Map<Path, String> rejected = new TreeMap<>();
         for (Map.Entry<Path, FileStamp> stamp : stamps.entrySet()) {
             Path file = stamp.getKey();
             List<HasMetadata> objects;
             try {
-                objects = read(file, stamp.getValue().size());
-                lastGoodObjects.put(file, objects);
+                if (stamp.getValue().equals(parsedStamps.get(file)) && lastGoodObjects.containsKey(file)) {
+                    // Same size and mtime as when it was parsed, the same test that tells a change at all: one
+                    // edited file among many costs its own parse, not every file's (the per-delta cost of the source).
+                    objects = lastGoodObjects.get(file);
+                } else {
+                    objects = read(file, stamp.getValue().size());
+                    lastGoodObjects.put(file, objects);
+                    parsedStamps.put(file, stamp.getValue());
+                }
                 neverLoaded.remove(file);
             } catch (Throwable e) {
                 String why = e instanceof StackOverflowError ? "nested too deeply for the parser"
@@ -244,7 +245,7 @@ public final class ManifestSource {
         publishedClusters = clusters;
     }
 
-    /** Reads and parses one file within the limits; throws with a one-line reason naming the limit's key. */
+    /** Reads one file within the limits and parses it; throws with a one-line reason naming the limit's key. */
     private List<HasMetadata> read(Path file, long size) throws IOException {
         if (size > limits.maxFileSize()) {
             throw new IOException(size + " bytes is more than meshdns.discovery.manifest.max-file-size (" + limits.maxFileSize() + ")");
@@ -253,95 +254,9 @@ public final class ManifestSource {
         try (var in = Files.newInputStream(file)) {
             bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limits.maxFileSize() + 1));
         }
-        if (bytes.length > limits.maxFileSize()) {
-            throw new IOException("more than meshdns.discovery.manifest.max-file-size (" + limits.maxFileSize() + ") bytes");
-        }
-        String content = new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
-        int depth = nestingDepth(content, limits.maxDepth());
-        if (depth > limits.maxDepth()) {
-            throw new IOException("nested deeper than meshdns.discovery.manifest.max-depth (" + limits.maxDepth() + ")");
-        }
-        return parse(content);
-    }
-
-    /**
-     * A lexical upper bound of the nesting depth of a YAML (or JSON) text, computed without parsing
-     * it, so a hostile file is refused before a recursive parser can overflow its stack: block levels
-     * by indentation (each {@code "- "} on a line is one more), plus open flow brackets, ignoring
-     * quoted strings and comments. Stops counting once {@code limit} is exceeded.
-     */
-    static int nestingDepth(String content, int limit) {
-        int max = 0;
-        int flow = 0;
-        int[] indents = new int[Math.max(4, limit + 2)];
-        int stack = 0;
-        int pos = 0;
-        int n = content.length();
-        while (pos < n) {
-            int end = content.indexOf('\n', pos);
-            if (end < 0) end = n;
-            int i = pos;
-            while (i < end && content.charAt(i) == ' ') i++;
-            boolean blank = i >= end || content.charAt(i) == '#' || content.charAt(i) == '\r';
-            if (!blank && flow == 0) {
-                int indent = i - pos;
-                int dashes = 0;
-                while (i + 1 < end && content.charAt(i) == '-' && (content.charAt(i + 1) == ' ')) {
-                    dashes++;
-                    i += 2;
-                    while (i < end && content.charAt(i) == ' ') i++;
-                }
-                while (stack > 0 && indents[stack - 1] >= indent) stack--;
-                if (stack < indents.length) indents[stack] = indent;
-                stack++;
-                max = Math.max(max, stack + dashes);
-                if (max > limit) return max;
-            }
-            char quote = 0;
-            for (int j = i; j < end; j++) {
-                char c = content.charAt(j);
-                if (quote != 0) {
-                    if (c == '\\' && quote == '"') {
-                        j++;
-                    } else if (c == quote) {
-                        quote = 0;
-                    }
-                    continue;
-                }
-                char before = j == pos ? ' ' : content.charAt(j - 1);
-                boolean tokenStart = before == ' ' || before == '\t' || before == '[' || before == '{' || before == ',' || before == ':';
-                if ((c == '"' || c == '\'') && tokenStart) {
-                    quote = c;
-                } else if (c == '#' && (before == ' ' || before == '\t')) {
-                    break;
-                } else if (c == '[' || c == '{') {
-                    flow++;
-                    max = Math.max(max, stack + flow);
-                    if (max > limit) return max;
-                } else if ((c == ']' || c == '}') && flow > 0) {
-                    flow--;
-                }
-            }
-            pos = end + 1;
-        }
-        return max;
-    }
-
-    /** Splits a multi-document YAML (or a JSON object) into objects; "kind: List" is flattened. */
-    static List<HasMetadata> parse(String content) {
-        List<HasMetadata> out = new ArrayList<>();
-        for (String doc : content.split("(?m)^---\\s*$")) {
-            if (doc.lines().allMatch(l -> l.isBlank() || l.stripLeading().startsWith("#"))) continue;
-            Object o = SERIALIZATION.unmarshal(doc);
-            if (o instanceof KubernetesList list) {
-                out.addAll(list.getItems());
-            } else if (o instanceof HasMetadata h) {
-                out.add(h);
-            } else if (o instanceof List<?> l) {
-                for (Object x : l) if (x instanceof HasMetadata h) out.add(h);
-            }
-        }
-        return out;
+        ManifestFile.Result result = ManifestFile.parse(bytes, limits);
+        if (result instanceof ManifestFile.Rejected rejected) throw new IOException(rejected.reason());
+        return ((ManifestFile.Loaded) result).objects();
     }
 
     private String clusterFromPath(Path file) {

@@ -25,6 +25,7 @@ public final class DiscoveryMetrics {
     private final Map<String, Gauge> staleGauges = new ConcurrentHashMap<>();
     private final Map<String, Gauge> watchingGauges = new ConcurrentHashMap<>();
     private final AtomicInteger watchClients = new AtomicInteger();
+    private final Counter watchCutOffs;
 
     public DiscoveryMetrics(MeterRegistry registry, CatalogAggregator aggregator) {
         this.registry = registry;
@@ -42,6 +43,9 @@ public final class DiscoveryMetrics {
                 .description("Clusters whose last known state is older than meshdns.discovery.stale-after").register(registry);
         Gauge.builder("meshdns.discovery.watch.clients", watchClients, AtomicInteger::get)
                 .description("Connected /v1/watch streams").register(registry);
+        watchCutOffs = Counter.builder("meshdns.discovery.watch.cutoffs")
+                .description("/v1/watch streams closed because they stayed behind longer than meshdns.discovery.watch.max-lag")
+                .register(registry);
         Gauge.builder("meshdns.discovery.ready", aggregator, a -> a.isReady() ? 1 : 0)
                 .description("1 once every source listed once (or the initial sync timed out)").register(registry);
     }
@@ -88,6 +92,10 @@ public final class DiscoveryMetrics {
 
     public AtomicInteger watchClients() {
         return watchClients;
+    }
+
+    public void watchCutOff() {
+        watchCutOffs.increment();
     }
 
 

@@ -34,10 +34,13 @@ class ConfigValidationTest {
                 "meshdns.discovery.cluster-name", "East_1",
                 "meshdns.discovery.batch-window", "0s",
                 "meshdns.discovery.history-size", "0",
+                "meshdns.discovery.watch.max-queued-bytes", "lots",
+                "meshdns.discovery.watch.max-lag", "0s",
                 "meshdns.discovery.manifest-dirs", Path.of("/nonexistent/meshdns").toString()));
         String all = String.join("\n", p);
         for (String key : List.of("meshdns.discovery.cluster-name", "meshdns.discovery.batch-window",
-                "meshdns.discovery.history-size", "meshdns.discovery.manifest-dirs")) {
+                "meshdns.discovery.history-size", "meshdns.discovery.manifest-dirs",
+                "meshdns.discovery.watch.max-queued-bytes", "meshdns.discovery.watch.max-lag")) {
             assertTrue(all.contains(key), key + " in " + all);
         }
     }

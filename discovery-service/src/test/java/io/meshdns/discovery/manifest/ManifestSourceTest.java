@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -25,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The file source on a copy of the bundled two-cluster example (examples/clusters). */
@@ -71,6 +73,25 @@ class ManifestSourceTest {
         assertEquals(List.of("east", "west"), c.clusters().stream().map(ClusterStatus::name).toList());
         assertTrue(c.clusters().get(0).local(), "east is the configured local cluster name");
         assertFalse(source.poll(), "nothing changed: no reload");
+    }
+
+    @Test
+    void anEditedFileIsParsedAloneTheOthersAreNotReadAgain() throws IOException {
+        assertTrue(source.poll());
+        catalog.flush();
+        // west/all.yaml turned to garbage of the same size and mtime: were it parsed again, it would be rejected.
+        Path west = dir.resolve("west/all.yaml");
+        FileTime stamp = Files.getLastModifiedTime(west);
+        Files.writeString(west, "{".repeat((int) Files.size(west)));
+        Files.setLastModifiedTime(west, stamp);
+        Path east = dir.resolve("east/services.yaml");
+        Files.writeString(east, Files.readString(east).replace("10.96.0.10", "10.96.0.11"));
+        Files.setLastModifiedTime(east, FileTime.fromMillis(Files.getLastModifiedTime(east).toMillis() + 2000));
+        assertTrue(source.poll());
+        assertTrue(source.rejectedFiles().isEmpty(), "the unchanged file was not parsed again: " + source.rejectedFiles());
+        catalog.flush();
+        assertEquals(List.of("10.96.0.11"), service(catalog.current(), "east", "web").clusterIps());
+        assertEquals(List.of("10.97.0.20"), service(catalog.current(), "west", "reviews").clusterIps());
     }
 
     @Test
@@ -166,7 +187,7 @@ class ManifestSourceTest {
     void anOversizeFileIsRejectedUnreadAndTheRestKept() throws IOException {
         source = new ManifestSource(List.of(dir), "local", "east", catalog,
                 new DiscoveryMetrics(new SimpleMeterRegistry(), catalog), new RejectionReporter(false, Runnable::run), c -> false,
-                new ManifestSource.Limits(64 * 1024, 64));
+                new ManifestFile.Limits(64 * 1024, 64));
         StringBuilder big = new StringBuilder();
         for (int i = 0; big.length() < 100 * 1024; i++) {
             big.append("---\napiVersion: v1\nkind: Service\nmetadata: {name: s").append(i)
@@ -181,13 +202,36 @@ class ManifestSourceTest {
         assertEquals(List.of("10.96.0.10"), service(catalog.current(), "east", "web").clusterIps());
     }
 
+    /** Found by ManifestFileFuzz: the item came back as a RawExtension and its cast failed the whole reload. */
     @Test
-    void depthIsMeasuredOnBlockAndFlowNestingButNotInsideStringsOrComments() {
-        assertEquals(3, ManifestSource.nestingDepth("a:\n  b:\n    c: 1\n", 100));
-        assertEquals(4, ManifestSource.nestingDepth("a: [[{x: 1}]]\n", 100));
-        assertEquals(1, ManifestSource.nestingDepth("a: \"[[[[\" # {{{{\nb: '[[[['\n", 100));
-        assertEquals(4, ManifestSource.nestingDepth("- - - a\n", 100));
-        assertTrue(ManifestSource.nestingDepth("[".repeat(1000), 64) > 64);
+    void aListItemThatIsNotAKubernetesObjectRejectsItsFileAloneAndTheReloadGoesOn() throws IOException {
+        source.poll();
+        catalog.flush();
+        Files.writeString(dir.resolve("east/list.json"), """
+                {"apiVersion": "v1", "kind": "List", "items": [
+                  {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "api", "namespace": "shop"}, "spec": {"clusterIP": "10.96.0.30"}},
+                  {"apiVerison": "v1", "kind": "Service", "metadata": {"name": "typo", "namespace": "shop"}, "spec": {"clusterIP": "10.96.0.31"}}
+                ]}
+                """);
+        Path west = dir.resolve("west/all.yaml");
+        rewrite(west, Files.readString(west).replace("10.97.0.20", "10.97.0.22"));
+        assertTrue(source.poll(), "the reload completes");
+        catalog.flush();
+        assertEquals(List.of("10.97.0.22"), service(catalog.current(), "west", "reviews").clusterIps(), "other files reloaded");
+        String why = source.rejectedFiles().get(dir.resolve("east/list.json"));
+        assertNotNull(why, source.rejectedFiles().toString());
+        assertTrue(why.contains("items[1]"), why);
+        assertNull(catalog.current().get(new ObjectRef("east", Kind.SERVICE, "shop", "api")), "nothing of a rejected file");
+    }
+
+    @Test
+    void aFileOfAliasesThatStandsForMillionsOfNodesIsRejectedAndThePollGoesOn() throws IOException {
+        Files.writeString(dir.resolve("east/laughs.yaml"), ManifestFileTest.aliasBomb(8));
+        assertTrue(assertTimeoutPreemptively(Duration.ofSeconds(30), () -> source.poll()));
+        catalog.flush();
+        assertTrue(source.rejectedFiles().get(dir.resolve("east/laughs.yaml")).contains("aliases expand beyond"),
+                source.rejectedFiles().toString());
+        assertEquals(List.of("10.96.0.10"), service(catalog.current(), "east", "web").clusterIps());
     }
 
     private static void rewrite(Path p, String content) throws IOException {

@@ -4,6 +4,7 @@ import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
 import io.meshdns.dns.metrics.Counters;
+import io.meshdns.dns.server.ListenersOpened;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
@@ -18,6 +19,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
@@ -37,7 +39,7 @@ import java.util.function.Consumer;
 
 /**
  * The catalog as a {@link RecordSource}: the persisted snapshot file first (a restarted node serves before
- * discovery answers), then the live feed (HTTP watch or the in-process event bus). Every change is applied,
+ * discovery answers), then, once the DNS listeners are open, the live feed (HTTP watch or the in-process event bus). Every change is applied,
  * compiled by {@link MeshNaming} and published on one "catalog" thread, in order, off the event loop; the
  * snapshot file is rewritten (debounced, atomically) after changes.
  */
@@ -62,6 +64,9 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     private Timer applyTimer;
     private volatile boolean loaded;
     private boolean persistScheduled;
+    /** The feed to connect once the listeners are open (see {@link #connectFeed()}); null once connected. */
+    private String feedUrl;
+    private boolean stopped;
 
     @Inject
     public DiscoveryRecordSource(DiscoveryClientConfig config, MeshNaming naming, Vertx vertx, MeterRegistry registry) {
@@ -139,6 +144,20 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             loaded = true; // a file-only node is as ready as its file makes it
             return;
         }
+        feedUrl = url;
+    }
+
+    /**
+     * Connects the live feed, once (later calls do nothing). DnsServer has it called once the listeners are
+     * open: the persisted catalog is served from the first query, and the feed's first connection (the HTTP
+     * client and its resolver are built on an event loop then) no longer delays the listeners' bind, which
+     * waited on the same event loops. A node without a snapshot file is not ready until the feed has
+     * delivered, as before.
+     */
+    public synchronized void connectFeed() {
+        String url = feedUrl;
+        if (url == null || stopped) return;
+        feedUrl = null;
         if (DiscoveryClientConfig.EVENT_BUS.equalsIgnoreCase(url)) {
             busFeed = new EventBusCatalogFeed(vertx, this, config.discovery().backoffInitial(), config.discovery().backoffMax());
             busFeed.start();
@@ -149,8 +168,13 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         }
     }
 
+    void connectOnceListening(@Observes ListenersOpened opened) {
+        connectFeed();
+    }
+
     @Override
     public synchronized void stop() {
+        stopped = true;
         if (httpFeed != null) httpFeed.stop();
         if (busFeed != null) busFeed.stop();
         if (catalogThread != null) {

@@ -90,7 +90,10 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         return List.copyOf(list);
     }
 
-    /** Binds the upstream sockets and starts health checks and the loop probe. Call once, off the event loop. */
+    /**
+     * Binds the first upstream socket of each family and starts health checks and the loop probe. Call once,
+     * off the event loop; {@link #fillSocketPool()} binds the rest.
+     */
     public UpstreamForwarder start() {
         boolean v4 = allUpstreams.stream().anyMatch(s -> !s.upstream.isIpv6());
         boolean v6 = allUpstreams.stream().anyMatch(s -> s.upstream.isIpv6());
@@ -103,6 +106,15 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
                 settings.policy(), settings.forceTcp() ? ", TCP only" : "",
                 zoneRoutes.isEmpty() ? "" : ", zone forwards " + settings.zoneForwards());
         return this;
+    }
+
+    /** Binds the rest of the source-port pool in the background (once the listeners are open: it is not needed before). */
+    public void fillSocketPool() {
+        transport.fill();
+    }
+
+    int pooledSockets() {
+        return transport.pooledSockets();
     }
 
     public DnsCache cache() {

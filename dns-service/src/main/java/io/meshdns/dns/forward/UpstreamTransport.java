@@ -1,22 +1,35 @@
 package io.meshdns.dns.forward;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.datagram.DatagramPacket;
-import io.vertx.core.datagram.DatagramSocket;
-import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetSocket;
@@ -52,6 +65,12 @@ final class UpstreamTransport implements AutoCloseable {
 
     /** EDNS0 payload we advertise upstream (DNS flag day 2020). */
     static final int UPSTREAM_UDP_PAYLOAD = 1232;
+    /**
+     * Largest upstream datagram we read whole (more than the payload we advertise, for upstreams that
+     * ignore it; a longer one is cut, fails to parse and is ignored). One read buffer of this size
+     * stays in Netty's per-thread cache.
+     */
+    static final int MAX_ANSWER_DATAGRAM = 4096;
 
     private final Vertx vertx;
     private final SecureRandom idRandom = new SecureRandom();
@@ -71,15 +90,18 @@ final class UpstreamTransport implements AutoCloseable {
         this.vertx = vertx;
         this.poolSize = poolSize;
         this.queriesPerSocket = queriesPerSocket;
-        this.ipv4 = new Pool(false, "0.0.0.0");
-        this.ipv6 = new Pool(true, "::");
+        this.ipv4 = new Pool(InternetProtocolFamily.IPv4, "0.0.0.0");
+        this.ipv6 = new Pool(InternetProtocolFamily.IPv6, "::");
         this.caseRandomization = caseRandomization;
         this.tcp = vertx.createNetClient(new NetClientOptions()
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
                 .setTcpNoDelay(true));
     }
 
-    /** Binds the UDP sockets for the families in use. Call once from a non-event-loop thread at start. */
+    /**
+     * Binds the first UDP socket of each family in use, so that a family that cannot bind at all fails the
+     * start. Call once from a non-event-loop thread at start; {@link #fill()} binds the rest of the pool.
+     */
     void open(boolean needIpv4, boolean needIpv6) {
         try {
             if (needIpv4) {
@@ -94,6 +116,23 @@ final class UpstreamTransport implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot bind upstream UDP sockets: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Binds the rest of each pool in the background, one socket after another, so the event loops that
+     * serve queries never have more than one of these binds queued. Until a slot is bound, a query that
+     * picks it tries another slot, and with none bound it gets a socket of its own (as while slots are
+     * replaced). Its 256 binds were about a fifth of dns-service's time from fork to first answer when made
+     * before the listeners opened: DnsServer opens them first, then this runs.
+     */
+    void fill() {
+        ipv4.fillFrom(1);
+        ipv6.fillFrom(1);
+    }
+
+    /** Bound sockets in the pools now (tests: the pool fills after start). */
+    int pooledSockets() {
+        return ipv4.bound() + ipv6.bound();
     }
 
     /** Wire form of the query we send upstream: the client's question and RD/CD, our ID and EDNS. */
@@ -201,41 +240,40 @@ final class UpstreamTransport implements AutoCloseable {
             send(slot, upstream, clientQuery, question, timeout, result);
         } else {
             // Every slot is being replaced at this instant: a socket of its own for this one query.
-            pool.bind(1).onComplete(ar -> {
-                if (ar.failed()) {
-                    result.completeExceptionally(ar.cause());
+            pool.bind(1).whenComplete((own, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
                 } else {
-                    ar.result().retired = true;
-                    ar.result().outstanding.incrementAndGet();
-                    send(ar.result(), upstream, clientQuery, question, timeout, result);
+                    own.retired = true;
+                    own.outstanding.incrementAndGet();
+                    send(own, upstream, clientQuery, question, timeout, result);
                 }
             });
         }
         return result;
     }
 
+    /**
+     * Hands the query to the slot's event loop, which owns the slot's table of queries in flight: the
+     * ID is drawn, the timeout armed and the datagram written in one task there, and the answer is read
+     * on the same thread, so none of that needs a lock.
+     */
     private void send(Slot slot, Upstream upstream, Message clientQuery, Record question, Duration timeout,
                       CompletableFuture<Message> result) {
         Pending pending = new Pending(upstream, question, result);
-        int id;
-        do {
-            id = idRandom.nextInt(0x10000);
-        } while (slot.pending.putIfAbsent(id, pending) != null);
-        final int queryId = id;
-        pending.timerId = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> {
-            if (slot.pending.remove(queryId, pending)) {
-                slot.release();
-                result.completeExceptionally(new TimeoutException("no answer from " + upstream + " within " + timeout));
-            }
-        });
-        slot.socket.send(Buffer.buffer(upstreamQuery(clientQuery, question, queryId)), upstream.port(), upstream.hostAddress())
-                .onFailure(err -> {
-                    if (slot.pending.remove(queryId, pending)) {
-                        vertx.cancelTimer(pending.timerId);
-                        slot.release();
-                        result.completeExceptionally(err);
-                    }
-                });
+        int id = idRandom.nextInt(0x10000);
+        byte[] wire = upstreamQuery(clientQuery, question, id);
+        EventLoop loop = slot.channel.eventLoop();
+        if (loop.inEventLoop()) {
+            slot.send(pending, wire, id, timeout);
+            return;
+        }
+        try {
+            loop.execute(() -> slot.send(pending, wire, id, timeout));
+        } catch (RejectedExecutionException e) { // the event loops are shutting down
+            slot.release();
+            result.completeExceptionally(new IOException("upstream socket closed", e));
+        }
     }
 
     /** One TCP exchange on a fresh connection, with RFC 1035 §4.2.2 length framing. */
@@ -339,7 +377,7 @@ final class UpstreamTransport implements AutoCloseable {
         final Upstream upstream;
         final Record question;
         final CompletableFuture<Message> result;
-        volatile long timerId;
+        ScheduledFuture<?> timeout;
 
         Pending(Upstream upstream, Record question, CompletableFuture<Message> result) {
             this.upstream = upstream;
@@ -354,24 +392,58 @@ final class UpstreamTransport implements AutoCloseable {
      * query, is closed once its last one is done, and a socket on a new random port takes its slot.
      * The source port of a query is thus one of {@code size} ports that keep changing; with
      * {@code queriesPerSocket = 1} every query has a port of its own.
+     *
+     * <p>The sockets are Netty channels on Vert.x's event loops, not Vert.x {@code DatagramSocket}s:
+     * with Quarkus's Micrometer binder, every Vert.x datagram socket records its bytes in a
+     * distribution summary tagged with its local port and the sender, so each replaced socket left
+     * two new meters in the registry for good (an unbounded /metrics and registry lookups that got
+     * slower as it grew), and every send resolved the upstream's address string again.
      */
     private final class Pool {
-        final boolean v6;
-        final String wildcard;
-        final java.util.concurrent.atomic.AtomicReferenceArray<Slot> slots;
+        final InternetProtocolFamily family;
+        final InetSocketAddress wildcard;
+        final AtomicReferenceArray<Slot> slots;
         volatile boolean enabled;
 
-        Pool(boolean v6, String wildcard) {
-            this.v6 = v6;
-            this.wildcard = wildcard;
-            this.slots = new java.util.concurrent.atomic.AtomicReferenceArray<>(poolSize);
+        Pool(InternetProtocolFamily family, String wildcard) {
+            this.family = family;
+            this.wildcard = new InetSocketAddress(wildcard, 0);
+            this.slots = new AtomicReferenceArray<>(poolSize);
         }
 
         void enable() throws InterruptedException, ExecutionException, TimeoutException {
             enabled = true;
+            slots.set(0, bind(queriesPerSocket).get(10, TimeUnit.SECONDS));
+        }
+
+        int bound() {
+            int n = 0;
             for (int i = 0; i < poolSize; i++) {
-                slots.set(i, bind(queriesPerSocket).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS));
+                if (slots.get(i) != null) n++;
             }
+            return n;
+        }
+
+        /** Binds slot {@code index}, then the next, until the pool is full (slots already taken are skipped). */
+        void fillFrom(int index) {
+            if (!enabled || closed || index >= poolSize) {
+                return;
+            }
+            if (slots.get(index) != null) {
+                fillFrom(index + 1);
+                return;
+            }
+            bind(queriesPerSocket).whenComplete((fresh, error) -> {
+                if (error != null) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s; retrying in 1 s", error.getMessage());
+                    vertx.setTimer(1000, t -> fillFrom(index));
+                    return;
+                }
+                if (closed || !slots.compareAndSet(index, null, fresh)) {
+                    fresh.channel.close();
+                }
+                fillFrom(index + 1);
+            });
         }
 
         /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
@@ -402,46 +474,104 @@ final class UpstreamTransport implements AutoCloseable {
             if (closed) {
                 return;
             }
-            bind(queriesPerSocket).onComplete(ar -> {
-                if (ar.failed()) {
-                    LOG.warnf("cannot bind an upstream UDP socket: %s", ar.cause().getMessage());
+            bind(queriesPerSocket).whenComplete((fresh, error) -> {
+                if (error != null) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s", error.getMessage());
                     vertx.setTimer(1000, t -> replace(index, old));
-                } else if (closed || !slots.compareAndSet(index, null, ar.result())) {
-                    ar.result().socket.close();
+                } else if (closed || !slots.compareAndSet(index, null, fresh)) {
+                    fresh.channel.close();
                 }
             });
         }
 
-        io.vertx.core.Future<Slot> bind(int budget) {
-            DatagramSocket socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(v6));
-            Slot slot = new Slot(socket, budget);
-            socket.handler(slot::onPacket);
-            return socket.listen(0, wildcard).map(s -> slot);
+        /** A socket on a port the kernel picks (at random: Linux's ephemeral port selection), on the next event loop. */
+        CompletableFuture<Slot> bind(int budget) {
+            CompletableFuture<Slot> bound = new CompletableFuture<>();
+            Channel channel = newChannel(family);
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_ANSWER_DATAGRAM));
+            Slot slot = new Slot(channel, budget);
+            channel.pipeline().addLast(slot.reader);
+            vertx.nettyEventLoopGroup().register(channel).addListener(registered -> {
+                if (!registered.isSuccess()) {
+                    channel.close();
+                    bound.completeExceptionally(registered.cause());
+                    return;
+                }
+                channel.bind(wildcard).addListener(b -> {
+                    if (b.isSuccess()) {
+                        bound.complete(slot);
+                    } else {
+                        channel.close();
+                        bound.completeExceptionally(b.cause());
+                    }
+                });
+            });
+            return bound;
         }
 
         void close() {
             for (int i = 0; i < poolSize; i++) {
                 Slot slot = slots.getAndSet(i, null);
                 if (slot != null) {
-                    slot.socket.close();
+                    slot.channel.close();
                 }
             }
         }
     }
 
-    /** One bound socket: the queries in flight on it by ID, and its remaining budget of queries. */
+    private Channel newChannel(InternetProtocolFamily family) {
+        if (vertx.isNativeTransportEnabled() && Epoll.isAvailable()) {
+            return new EpollDatagramChannel(family);
+        }
+        return ((VertxInternal) vertx).transport().datagramChannel(family);
+    }
+
+    /**
+     * One bound socket: its queries in flight by ID (touched only on its event loop), and its budget
+     * of queries (counted by whichever thread picks it).
+     */
     private final class Slot {
-        final DatagramSocket socket;
+        final Channel channel;
         final int budget;
-        final ConcurrentHashMap<Integer, Pending> pending = new ConcurrentHashMap<>();
+        final IntObjectHashMap<Pending> pending = new IntObjectHashMap<>();
         final AtomicInteger uses = new AtomicInteger();
         final AtomicInteger outstanding = new AtomicInteger();
-        final java.util.concurrent.atomic.AtomicBoolean socketClosed = new java.util.concurrent.atomic.AtomicBoolean();
+        final AtomicBoolean socketClosed = new AtomicBoolean();
+        final Reader reader = new Reader();
         volatile boolean retired;
 
-        Slot(DatagramSocket socket, int budget) {
-            this.socket = socket;
+        Slot(Channel channel, int budget) {
+            this.channel = channel;
             this.budget = budget;
+        }
+
+        /** On the event loop: registers the query under {@code id} (or a free ID near it), arms its timeout, writes it. */
+        void send(Pending p, byte[] wire, int id, Duration timeout) {
+            int queryId = id;
+            while (pending.containsKey(queryId)) {
+                // Taken by a query still in flight on this socket (at most budget of them): draw again.
+                queryId = idRandom.nextInt(0x10000);
+            }
+            if (queryId != id) {
+                wire[0] = (byte) (queryId >>> 8);
+                wire[1] = (byte) queryId;
+            }
+            final int sentId = queryId;
+            pending.put(sentId, p);
+            p.timeout = channel.eventLoop().schedule(() -> {
+                if (pending.remove(sentId) == p) {
+                    release();
+                    p.result.completeExceptionally(new TimeoutException("no answer from " + p.upstream + " within " + timeout));
+                }
+            }, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(wire), p.upstream.address())).addListener(w -> {
+                if (!w.isSuccess() && pending.get(sentId) == p) {
+                    pending.remove(sentId);
+                    p.timeout.cancel(false);
+                    release();
+                    p.result.completeExceptionally(w.cause());
+                }
+            });
         }
 
         /** One query on this socket is over (answered, timed out or failed). */
@@ -452,36 +582,50 @@ final class UpstreamTransport implements AutoCloseable {
 
         void closeIfIdle() {
             if (retired && outstanding.get() == 0 && socketClosed.compareAndSet(false, true)) {
-                socket.close();
+                channel.close();
             }
         }
 
-        void onPacket(DatagramPacket packet) {
-            Buffer data = packet.data();
-            if (data.length() < 12) {
+        /** On the event loop: a datagram counts only if sender address and port, ID and question all match. */
+        void onPacket(ByteBuf data, InetSocketAddress sender) {
+            if (data.readableBytes() < 12) {
                 return;
             }
-            int id = data.getUnsignedShort(0);
+            int id = data.getUnsignedShort(data.readerIndex());
             Pending p = pending.get(id);
-            if (p == null || packet.sender().port() != p.upstream.port()
-                    || !p.upstream.hostAddress().equals(packet.sender().hostAddress())) {
-                LOG.debugf("ignoring unexpected datagram from %s (id %d)", packet.sender(), id);
+            if (p == null || sender.getPort() != p.upstream.port()
+                    || !p.upstream.address().getAddress().equals(sender.getAddress())) {
+                LOG.debugf("ignoring unexpected datagram from %s (id %d)", sender, id);
                 return;
             }
-            Message response = parseMatching(data.getBytes(), id, p.question);
+            byte[] bytes = new byte[data.readableBytes()];
+            data.getBytes(data.readerIndex(), bytes);
+            Message response = parseMatching(bytes, id, p.question);
             if (response == null) {
-                LOG.debugf("ignoring datagram from %s with mismatched question", packet.sender());
+                LOG.debugf("ignoring datagram from %s with mismatched question", sender);
                 return; // keep waiting: the genuine answer may still come
             }
             boolean caseKept = response.getQuestion().getName().toString().equals(p.question.getName().toString());
-            if (pending.remove(id, p)) {
-                vertx.cancelTimer(p.timerId);
-                release();
-                if (caseKept) {
-                    p.result.complete(response);
-                } else {
-                    p.result.completeExceptionally(new CaseMismatch("answer from " + p.upstream + " lost the question's case"));
-                }
+            pending.remove(id);
+            p.timeout.cancel(false);
+            release();
+            if (caseKept) {
+                p.result.complete(response);
+            } else {
+                p.result.completeExceptionally(new CaseMismatch("answer from " + p.upstream + " lost the question's case"));
+            }
+        }
+
+        private final class Reader extends SimpleChannelInboundHandler<DatagramPacket> {
+            @Override
+            protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+                onPacket(packet.content(), packet.sender());
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // An ICMP port unreachable and the like: the query times out and the next upstream is tried.
+                LOG.debugf("upstream UDP socket: %s", cause.toString());
             }
         }
     }

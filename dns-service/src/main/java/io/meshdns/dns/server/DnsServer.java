@@ -38,6 +38,8 @@ public class DnsServer {
     ListenerMetrics listenerMetrics;
     @Inject
     jakarta.enterprise.inject.Instance<BindAddressSource> bindAddressSources;
+    @Inject
+    jakarta.enterprise.event.Event<ListenersOpened> opened;
 
     private ServerSettings settings;
     private volatile ListenerLifecycle listeners;
@@ -71,6 +73,7 @@ public class DnsServer {
                 + ":" + port);
         LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", settings.bindAddress(),
                 port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
+        opened.fire(new ListenersOpened(settings.bindAddress(), port));
     }
 
     /** Before the default priority, so whatever the listeners need (the node-local interface) is removed after them. */

@@ -81,6 +81,7 @@ class DiscoveryClientTest {
         DiscoveryRecordSource s = new DiscoveryRecordSource(cfg, new MeshNaming(MeshSettings.defaults()), vertx, registry);
         sources.add(s);
         s.start(published::set);
+        s.connectFeed(); // DnsServer has it connected once the listeners are open
         return s;
     }
 

@@ -54,6 +54,7 @@ class EventBusFeedTest {
         source = new DiscoveryRecordSource(DiscoveryClientTest.config(DiscoveryClientConfig.EVENT_BUS, null, null),
                 new MeshNaming(MeshSettings.defaults()), vertx, new SimpleMeterRegistry());
         source.start(published::set);
+        source.connectFeed(); // DnsServer has it connected once the listeners are open
         assertTrue(!source.loaded());
         ready.set(true);
         await().atMost(Duration.ofSeconds(10)).until(() -> serves(published, "web"));

@@ -77,6 +77,32 @@ class ForwarderWiringTest {
         assertTrue(cache(after, "coredns_cache_served_stale_total", null) >= 0);
     }
 
+    /**
+     * The upstream sockets keep changing (RFC 5452): 300 queries spread over the pool's 256 sockets (and
+     * with a port per query, over 300 sockets), and no meter may be registered per socket or per port. Vert.x
+     * datagram sockets under Quarkus's Micrometer binder did exactly that (udp_bytes_read and
+     * udp_bytes_written tagged with the local address and the sender), so /metrics and the registry
+     * grew by every port the forwarder ever used.
+     */
+    @Test
+    void upstreamSocketsLeaveNoMeterPerPort() throws Exception {
+        String before = metrics();
+        for (int i = 0; i < 300; i++) {
+            Message q = Message.newQuery(Record.newRecord(Name.fromString("meters-" + i + ".wild.example.test."), Type.A, DClass.IN));
+            assertEquals(Rcode.NOERROR, forwarder.forward(q).toCompletableFuture().get(10, TimeUnit.SECONDS).getRcode());
+        }
+        String after = metrics();
+        List<String> added = after.lines().filter(l -> l.startsWith("udp_") && !before.contains(l.substring(0, l.lastIndexOf(' '))))
+                .limit(3).toList();
+        assertEquals(udpSeries(before), udpSeries(after), () -> "meters per upstream socket, e.g. " + added);
+        assertTrue(after.lines().count() - before.lines().count() < 50,
+                "the exposition grew by " + (after.lines().count() - before.lines().count()) + " lines over 300 forwarded queries");
+    }
+
+    private static long udpSeries(String exposition) {
+        return exposition.lines().filter(l -> l.startsWith("udp_")).count();
+    }
+
     private static String metrics() {
         return given().get("/q/metrics").then().statusCode(200).extract().asString();
     }

@@ -92,6 +92,7 @@ class UpstreamForwarderTest {
     private UpstreamForwarder forwarder(ForwardSettings settings, DnsCache cache) {
         registry = new SimpleMeterRegistry();
         UpstreamForwarder f = new UpstreamForwarder(vertx, settings, cache, registry).start();
+        f.fillSocketPool(); // as DnsServer has it done once the listeners are open
         toClose.add(f);
         return f;
     }
@@ -234,6 +235,13 @@ class UpstreamForwarderTest {
             assertEquals(1, cache.servedStale());
             await().atMost(Duration.ofSeconds(10)).until(() -> counter("coredns.forward.healthcheck.failures", own.address()) >= 1);
 
+            // A name never cached: SERVFAIL within the forwarder's own total timeout (1 s here), not a client's retry budget.
+            long asked = System.nanoTime();
+            assertEquals(Rcode.SERVFAIL, ask(f, "never-cached.example.test.", Type.A).getRcode());
+            long servfailMillis = (System.nanoTime() - asked) / 1_000_000;
+            System.out.println("upstream down: SERVFAIL for an uncached name after " + servfailMillis + " ms");
+            assertTrue(servfailMillis < 3_000, "SERVFAIL bounded by the total timeout, took " + servfailMillis + " ms");
+
             clock.addAndGet(600_000); // past the stale window
             assertEquals(Rcode.SERVFAIL, ask(f, "www.example.test.", Type.A).getRcode());
 
@@ -324,17 +332,20 @@ class UpstreamForwarderTest {
         AtomicInteger upstreamId = new AtomicInteger(-1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try (DatagramSocket upstream = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             DatagramSocket other = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+             DatagramSocket other = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             DatagramSocket otherHost = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), upstream.getLocalPort()))) {
             Thread responder = new Thread(() -> {
                 try {
                     DatagramPacket in = new DatagramPacket(new byte[1500], 1500);
                     upstream.receive(in);
                     Message q = new Message(java.util.Arrays.copyOf(in.getData(), in.getLength()));
                     upstreamId.set(q.getHeader().getID());
-                    // 1: wrong ID, 2: right ID but another question, 3: right everything from another port, 4: genuine
+                    // 1: wrong ID, 2: right ID but another question, 3: right everything from another port,
+                    // 4: right everything from the upstream's port on another address, 5: genuine
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID() ^ 1, q.getQuestion().getName(), "203.0.113.1"));
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID(), Name.fromConstantString("evil.example."), "203.0.113.2"));
                     sendAnswer(other, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.3"));
+                    sendAnswer(otherHost, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.4"));
                     sendAnswer(upstream, in, reply(q, q.getHeader().getID(), q.getQuestion().getName(), "203.0.113.77"));
                 } catch (Exception e) {
                     failure.set(e);
@@ -358,6 +369,24 @@ class UpstreamForwarderTest {
         assertTrue(distinctSourcePorts(sequential(bind).withUdpSockets(8, 1), "own-port", 40) >= 37);
         // The defaults (256 sockets, each replaced after 16 queries): 60 random picks of 256 give ~53 ports.
         assertTrue(distinctSourcePorts(sequential(bind), "default-port", 60) >= 40);
+    }
+
+    /**
+     * The start binds one socket per family (a family that cannot bind fails it); the rest of the pool is bound
+     * after the listeners open. Before that a query gets a socket of its own, so forwarding works from the start.
+     */
+    @Test
+    void forwardsBeforeThePoolIsFilledAndTheFillBindsEverySlot() throws Exception {
+        registry = new SimpleMeterRegistry();
+        UpstreamForwarder f = new UpstreamForwarder(vertx, sequential(bind).withUdpSockets(32, 256), null, registry).start();
+        toClose.add(f);
+        assertEquals(1, f.pooledSockets());
+        for (int i = 0; i < 5; i++) {
+            assertEquals(BIND_WWW, firstAddress(ask(f, "www.example.test.", Type.A)));
+        }
+        f.fillSocketPool();
+        await().atMost(Duration.ofSeconds(10)).until(() -> f.pooledSockets() == 32);
+        assertEquals(BIND_WWW, firstAddress(ask(f, "www.example.test.", Type.A)));
     }
 
     private int distinctSourcePorts(ForwardSettings settings, String label, int queries) throws Exception {

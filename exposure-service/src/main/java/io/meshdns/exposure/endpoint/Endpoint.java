@@ -145,27 +145,30 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
                     throw new IllegalArgumentException("not an " + type + " address: " + target);
                 }
                 try {
-                    return canonicalAddress(InetAddress.getByName(t));
+                    InetAddress address = InetAddress.getByName(t);
+                    // Java turns an IPv4-mapped IPv6 literal into an IPv4 address; an AAAA target keeps RFC 5952's mixed form.
+                    if (type.equals("AAAA") && address instanceof java.net.Inet4Address) return "::ffff:" + address.getHostAddress();
+                    return canonicalAddress(address);
                 } catch (Exception e) {
                     throw new IllegalArgumentException("not an address: " + target, e);
                 }
             }
             case "CNAME", "NS", "PTR" -> {
-                return requireHostName(t);
+                return requireHostName(t, true);
             }
             case "SRV" -> {
                 String[] p = t.split("\\s+");
                 if (p.length != 4) {
                     throw new IllegalArgumentException("SRV target must be 'priority weight port host': " + target);
                 }
-                return u16(p[0]) + " " + u16(p[1]) + " " + u16(p[2]) + " " + requireHostName(p[3]);
+                return u16(p[0]) + " " + u16(p[1]) + " " + u16(p[2]) + " " + requireHostName(p[3], true);
             }
             case "MX" -> {
                 String[] p = t.split("\\s+");
                 if (p.length != 2) {
                     throw new IllegalArgumentException("MX target must be 'preference host': " + target);
                 }
-                return u16(p[0]) + " " + requireHostName(p[1]);
+                return u16(p[0]) + " " + requireHostName(p[1], true);
             }
             default -> {
                 return target;
@@ -215,10 +218,31 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
         return true;
     }
 
-    private static String requireHostName(String s) {
+    /**
+     * A name to publish records at, from an annotation, a rule host or a DNSEndpoint: lower-case,
+     * no trailing dot, labels of 1..63 octets; not the root, which is what "." or ".." trim to.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static String normalizeHostName(String name) {
+        return requireHostName(name, false);
+    }
+
+    /**
+     * A name a provider can write: labels of 1..63 octets, at most 253 in all (RFC 1035 2.3.4). The
+     * root only where {@code rootAllowed}: as a target (SRV and MX "none", RFC 2782 and RFC 7505; a
+     * zone may hold a CNAME to it), never as a name to publish at.
+     */
+    private static String requireHostName(String s, boolean rootAllowed) {
         String n = normalizeName(s);
-        if (n.isEmpty() || n.length() > 253 || !n.matches("[a-z0-9_*.-]+") || n.contains("..")) {
+        if (rootAllowed && n.equals(".")) return n;
+        if (n.isEmpty() || n.length() > 253 || !n.matches("[a-z0-9_*.-]+")) {
             throw new IllegalArgumentException("not a host name: " + s);
+        }
+        for (String label : n.split("\\.", -1)) {
+            if (label.isEmpty() || label.length() > 63) {
+                throw new IllegalArgumentException("not a host name (a label is empty or longer than 63): " + s);
+            }
         }
         return n;
     }

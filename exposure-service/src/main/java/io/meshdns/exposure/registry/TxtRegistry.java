@@ -112,8 +112,9 @@ public final class TxtRegistry implements Registry {
         var old = ourClaimTexts(state, true);
         String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
+        // ours before the old owner's goes: never a moment with no claim on the data
+        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
-        if (!old.contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
         return new Unit("ADOPT", adopted, ops);
     }
 
@@ -128,8 +129,9 @@ public final class TxtRegistry implements Registry {
     }
 
     /** What the registry learnt from one read of the zones. */
+    /** @param txtTtlByName the TTL of each TXT RRset: a claim added to one takes it, so others' records there keep theirs */
     public record View(List<Endpoint> current, Map<Endpoint.Key, RRsetState> states, List<RecordOp> upgrades,
-                       Map<String, List<String>> txtByName, List<Endpoint> raw) implements Registry.View {
+                       Map<String, List<String>> txtByName, Map<String, Long> txtTtlByName, List<Endpoint> raw) implements Registry.View {
     }
 
     private static View own(Registry.View view) {
@@ -179,8 +181,12 @@ public final class TxtRegistry implements Registry {
     /** Pure: raw RRsets → endpoints labelled with their owner (and our share of multi-owner RRsets). */
     public View view(List<Endpoint> raw) {
         var txtByName = new HashMap<String, List<String>>();
+        var txtTtlByName = new HashMap<String, Long>();
         for (Endpoint e : raw) {
-            if (e.recordType().equals("TXT")) txtByName.computeIfAbsent(e.dnsName(), k -> new ArrayList<>()).addAll(e.targets());
+            if (e.recordType().equals("TXT")) {
+                txtByName.computeIfAbsent(e.dnsName(), k -> new ArrayList<>()).addAll(e.targets());
+                txtTtlByName.put(e.dnsName(), e.ttl());
+            }
         }
         var current = new ArrayList<Endpoint>();
         var states = new TreeMap<Endpoint.Key, RRsetState>();
@@ -194,19 +200,19 @@ public final class TxtRegistry implements Registry {
             }
             String typed = mapper.typedName(data.dnsName(), data.recordType());
             String legacy = mapper.legacyName(data.dnsName());
-            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), claimsAt(txtByName.get(legacy)));
+            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), legacyClaimsAt(legacy, txtByName));
             states.put(data.key(), state);
             current.addAll(owned(data, state));
             if (state.typedClaims().isEmpty()) {
                 state.legacyClaims().forEach((text, claim) -> {
                     if (claim.owner().equals(ownerId)) {
                         // ExternalDNS's migration: create the typed claim next to the legacy one
-                        upgrades.add(new RecordOp.AddRecords(txt(typed, claim.serialize())));
+                        upgrades.add(addClaim(txtTtlByName, typed, claim.serialize()));
                     }
                 });
             }
         }
-        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName, List.copyOf(raw));
+        return new View(List.copyOf(current), states, List.copyOf(upgrades), txtByName, txtTtlByName, List.copyOf(raw));
     }
 
     private List<Endpoint> owned(Endpoint data, RRsetState state) {
@@ -247,6 +253,11 @@ public final class TxtRegistry implements Registry {
         return m;
     }
 
+    /** Claims at a legacy (untyped) name; none at a name that is some RRset's typed claim name, as in ExternalDNS. */
+    private Map<String, OwnershipClaim> legacyClaimsAt(String legacyName, Map<String, List<String>> txtByName) {
+        return mapper.isTypedName(legacyName) ? Map.of() : claimsAt(txtByName.get(legacyName));
+    }
+
     private static Map<String, OwnershipClaim> claimsAt(List<String> texts) {
         if (texts == null) return Map.of();
         var m = new TreeMap<String, OwnershipClaim>();
@@ -285,20 +296,27 @@ public final class TxtRegistry implements Registry {
         return units;
     }
 
+    /**
+     * Crash-safe order, should the operations ever be split over several writes (an RRset too big for one
+     * UPDATE, a provider writing in several transactions): our new claim first, then the data, then our
+     * stale claim. An interruption then leaves at worst a claim without data (ours again on the next pass),
+     * never data without a claim, which would be nobody's for good.
+     */
     private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
         RRsetState state = state(view, wanted);
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
                 .anyMatch(c -> !mine(c));
+        var dataOps = new ArrayList<RecordOp>();
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
             var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl()).toList();
             var remove = had.stream().filter(t -> !wanted.targets().contains(t) && !othersTargets.contains(t)).toList();
-            if (!remove.isEmpty()) ops.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
-            if (!add.isEmpty()) ops.add(new RecordOp.AddRecords(data.withTargets(add)));
+            if (!remove.isEmpty()) dataOps.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
+            if (!add.isEmpty()) dataOps.add(new RecordOp.AddRecords(data.withTargets(add)));
         } else {
-            ops.add(new RecordOp.ReplaceRRset(data));
+            dataOps.add(new RecordOp.ReplaceRRset(data));
         }
         Optional<OwnershipClaim> ourClaim = state == null ? Optional.empty() : state.typedClaims().values().stream()
                 .filter(c -> mine(c)).findFirst();
@@ -310,10 +328,12 @@ public final class TxtRegistry implements Registry {
         String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels).serialize();
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
+        if (!ourClaimTexts(state, true).contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
+        ops.addAll(dataOps);
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
-        if (!ourClaimTexts(state, true).contains(claim)) ops.add(new RecordOp.AddRecords(txt(typed, claim)));
     }
 
+    /** Data first, then its claims: an interruption leaves a claim without data, never data without a claim. */
     private void delete(View view, Endpoint ours, List<RecordOp> ops) {
         RRsetState state = state(view, ours);
         Set<String> othersTargets = othersTargets(state);
@@ -344,7 +364,7 @@ public final class TxtRegistry implements Registry {
         String typed = mapper.typedName(e.dnsName(), e.recordType());
         String legacy = mapper.legacyName(e.dnsName());
         return new RRsetState(e.withTargets(List.of()), typed, legacy,
-                claimsAt(view.txtByName().get(typed)), claimsAt(view.txtByName().get(legacy)));
+                claimsAt(view.txtByName().get(typed)), legacyClaimsAt(legacy, view.txtByName()));
     }
 
     private Set<String> othersTargets(RRsetState state) {
@@ -364,6 +384,16 @@ public final class TxtRegistry implements Registry {
             if (mine(c)) out.add(text);
         });
         return List.copyOf(out);
+    }
+
+    /**
+     * Adds a claim at {@code name} with the TTL of the TXT RRset already there, if any: an RRset has one TTL
+     * (RFC 2181 5.2), so a server such as BIND9 would otherwise move the TTL of everyone's records there.
+     */
+    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim) {
+        Long ttl = txtTtlByName.get(Endpoint.normalizeName(name));
+        Endpoint e = txt(name, claim);
+        return new RecordOp.AddRecords(ttl == null ? e : e.withTtl(ttl));
     }
 
     private Endpoint txt(String name, String... texts) {

@@ -58,7 +58,7 @@ public final class DnsEndpointSource {
                         }
                     }
                 }
-                Endpoint.normalizeTarget("CNAME", dnsName); // validates the name
+                Endpoint.normalizeHostName(dnsName); // validates the name
                 out.endpoints().add(new Endpoint(dnsName, type, targets, ttl, labels, setId, providerSpecific));
             } catch (IllegalArgumentException e) {
                 out.problem(res, KIND, Problem.INVALID_ENDPOINT, where + ": " + e.getMessage());

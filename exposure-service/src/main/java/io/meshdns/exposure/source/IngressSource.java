@@ -59,7 +59,7 @@ public final class IngressSource {
         }
         for (String h : hosts) {
             try {
-                out.addTargets(Endpoint.normalizeTarget("CNAME", h), targets, ttl, resource);
+                out.addTargets(Endpoint.normalizeHostName(h), targets, ttl, resource);
             } catch (IllegalArgumentException e) {
                 out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "host '" + h + "': " + e.getMessage());
             }

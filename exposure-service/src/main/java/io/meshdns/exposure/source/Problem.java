@@ -10,7 +10,7 @@ public record Problem(String kind, String apiVersion, String namespace, String n
 
     public static final String INVALID_ANNOTATION = "InvalidAnnotation";
     public static final String INVALID_ENDPOINT = "InvalidEndpoint";
-    /** The provider refused a record of this object (or it cannot be sent); everything else was published. */
+    /** The provider refused a record of this object (or it cannot be sent), or the object could not be translated at all; everything else was published. */
     public static final String INVALID = "Invalid";
     /** A record of this object was not written: someone else owns the name, or it would take another record's ownership TXT name. */
     public static final String CONFLICT = "Conflict";

@@ -70,7 +70,7 @@ public final class ServiceSource {
         var validHosts = new ArrayList<String>();
         for (String h : hostnames) {
             try {
-                validHosts.add(Endpoint.normalizeTarget("CNAME", h));
+                validHosts.add(Endpoint.normalizeHostName(h));
             } catch (IllegalArgumentException e) {
                 out.problem(svc, "Service", Problem.INVALID_ANNOTATION, "hostname '" + h + "': " + e.getMessage());
             }
@@ -105,7 +105,7 @@ public final class ServiceSource {
         List<String> internalTargets = override.isEmpty() ? clusterIps(svc) : targets;
         for (String h : internal) {
             try {
-                out.addTargets(Endpoint.normalizeTarget("CNAME", h), internalTargets, ttl, resource);
+                out.addTargets(Endpoint.normalizeHostName(h), internalTargets, ttl, resource);
             } catch (IllegalArgumentException e) {
                 out.problem(svc, "Service", Problem.INVALID_ANNOTATION, "internal-hostname '" + h + "': " + e.getMessage());
             }

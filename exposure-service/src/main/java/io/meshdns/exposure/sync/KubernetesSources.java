@@ -10,14 +10,11 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshdns.exposure.source.DnsEndpointSource;
-import io.meshdns.exposure.source.IngressSource;
-import io.meshdns.exposure.source.ServiceSource;
+import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.jboss.logging.Logger;
 
@@ -35,9 +32,7 @@ final class KubernetesSources implements DesiredSources {
 
     private final KubernetesClient client;
     private final Set<String> enabled;
-    private final ServiceSource services;
-    private final IngressSource ingresses = new IngressSource();
-    private final DnsEndpointSource dnsEndpoints = new DnsEndpointSource();
+    private final ObjectTranslation translation;
     private final Runnable onChange;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private SharedIndexInformer<Service> serviceInformer;
@@ -49,7 +44,7 @@ final class KubernetesSources implements DesiredSources {
     KubernetesSources(KubernetesClient client, SourceSettings settings, Set<String> enabled, Runnable onChange) {
         this.client = client;
         this.enabled = enabled;
-        this.services = new ServiceSource(settings);
+        this.translation = new ObjectTranslation(settings, enabled);
         this.onChange = onChange;
     }
 
@@ -125,32 +120,12 @@ final class KubernetesSources implements DesiredSources {
     @Override
     public SourceOutput collect() {
         ensureDnsEndpointInformer();
-        var out = new SourceOutput();
-        if (serviceInformer != null) {
-            List<Node> nodes = nodeInformer.getStore().list();
-            var slicesByService = new java.util.HashMap<String, List<EndpointSlice>>();
-            for (EndpointSlice s : sliceInformer.getStore().list()) {
-                Map<String, String> labels = s.getMetadata().getLabels();
-                String svc = labels == null ? null : labels.get("kubernetes.io/service-name");
-                if (svc != null) slicesByService.computeIfAbsent(s.getMetadata().getNamespace() + "/" + svc, k -> new ArrayList<>()).add(s);
-            }
-            for (Service svc : sorted(serviceInformer.getStore().list())) {
-                services.translate(svc, nodes, slicesByService.getOrDefault(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of()), out);
-            }
-        }
-        if (ingressInformer != null) {
-            sorted(ingressInformer.getStore().list()).forEach(i -> ingresses.translate(i, out));
-        }
-        if (dnsEndpointInformer != null) {
-            sorted(dnsEndpointInformer.getStore().list()).forEach(d -> dnsEndpoints.translate(d, out));
-        }
-        return out;
+        return translation.translate(cached(serviceInformer), cached(nodeInformer), cached(sliceInformer), cached(ingressInformer),
+                cached(dnsEndpointInformer));
     }
 
-    private static <T extends io.fabric8.kubernetes.api.model.HasMetadata> List<T> sorted(List<T> list) {
-        var copy = new ArrayList<>(list);
-        copy.sort(Comparator.comparing((T o) -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName()));
-        return copy;
+    private static <T> List<T> cached(SharedIndexInformer<T> informer) {
+        return informer == null ? List.of() : informer.getStore().list();
     }
 
     @Override

@@ -9,18 +9,14 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.meshdns.exposure.source.DnsEndpointSource;
-import io.meshdns.exposure.source.IngressSource;
-import io.meshdns.exposure.source.ServiceSource;
+import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
@@ -39,15 +35,11 @@ final class ManifestSources implements DesiredSources {
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private final List<Path> dirs;
-    private final Set<String> enabled;
-    private final ServiceSource services;
-    private final IngressSource ingresses = new IngressSource();
-    private final DnsEndpointSource dnsEndpoints = new DnsEndpointSource();
+    private final ObjectTranslation translation;
 
     ManifestSources(List<Path> dirs, SourceSettings settings, Set<String> enabled) {
         this.dirs = List.copyOf(dirs);
-        this.enabled = enabled;
-        this.services = new ServiceSource(settings);
+        this.translation = new ObjectTranslation(settings, enabled);
     }
 
     @Override
@@ -74,33 +66,20 @@ final class ManifestSources implements DesiredSources {
                 LOG.warnf("manifest %s: cannot be read (%s); skipped, the other files still count", file, e);
             }
         }
-        objects.sort(Comparator.comparing((HasMetadata o) -> o.getKind() + "/" + o.getMetadata().getNamespace() + "/" + o.getMetadata().getName()));
-        var out = new SourceOutput();
+        var services = new ArrayList<Service>();
         var nodes = new ArrayList<Node>();
-        var slicesByService = new HashMap<String, List<EndpointSlice>>();
+        var slices = new ArrayList<EndpointSlice>();
+        var ingresses = new ArrayList<Ingress>();
+        var dnsEndpoints = new ArrayList<GenericKubernetesResource>();
         for (HasMetadata o : objects) {
-            if (o instanceof Node n) nodes.add(n);
-            if (o instanceof EndpointSlice s) {
-                Map<String, String> labels = s.getMetadata().getLabels();
-                String svc = labels == null ? null : labels.get("kubernetes.io/service-name");
-                if (svc != null) slicesByService.computeIfAbsent(s.getMetadata().getNamespace() + "/" + svc, k -> new ArrayList<>()).add(s);
-            }
+            if (o.getMetadata().getNamespace() == null && !(o instanceof Node)) o.getMetadata().setNamespace("default");
+            if (o instanceof Service svc) services.add(svc);
+            else if (o instanceof Node n) nodes.add(n);
+            else if (o instanceof EndpointSlice es) slices.add(es);
+            else if (o instanceof Ingress ing) ingresses.add(ing);
+            else if (o instanceof GenericKubernetesResource g && DnsEndpointSource.KIND.equals(g.getKind())) dnsEndpoints.add(g);
         }
-        for (HasMetadata o : objects) {
-            if (o.getMetadata().getNamespace() == null) o.getMetadata().setNamespace("default");
-            try {
-                if (o instanceof Service svc && enabled.contains("service")) {
-                    services.translate(svc, nodes, slicesByService.getOrDefault(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of()), out);
-                } else if (o instanceof Ingress ing && enabled.contains("ingress")) {
-                    ingresses.translate(ing, out);
-                } else if (o instanceof GenericKubernetesResource g && DnsEndpointSource.KIND.equals(g.getKind()) && enabled.contains("crd")) {
-                    dnsEndpoints.translate(g, out);
-                }
-            } catch (RuntimeException e) {
-                LOG.warnf("manifest object %s %s/%s: %s; skipped", o.getKind(), o.getMetadata().getNamespace(), o.getMetadata().getName(), e);
-            }
-        }
-        return out;
+        return translation.translate(services, nodes, slices, ingresses, dnsEndpoints);
     }
 
     private List<Path> files() {

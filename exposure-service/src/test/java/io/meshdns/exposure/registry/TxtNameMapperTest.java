@@ -33,6 +33,24 @@ class TxtNameMapperTest {
         assertEquals("web-txt.example.org", plainSuffix.legacyName("web.example.org"));
     }
 
+    /** ExternalDNS's toEndpointName: a TXT name with a type where the mapper puts it belongs to that typed RRset. */
+    @Test
+    void typedNamesAreRecognisedForEveryAffix() {
+        var plain = TxtNameMapper.plain();
+        assertTrue(plain.isTypedName("a-s8.example.org"));
+        assertTrue(plain.isTypedName("cname-www.example.org"));
+        assertTrue(!plain.isTypedName("s8.example.org"));
+        assertTrue(!plain.isTypedName("ab-s8.example.org"));
+        assertTrue(!plain.isTypedName("a-.example.org"));
+        assertTrue(new TxtNameMapper("txt.", "").isTypedName("txt.aaaa-web.example.org"));
+        assertTrue(!new TxtNameMapper("txt.", "").isTypedName("txt.web.example.org"));
+        assertTrue(new TxtNameMapper("%{record_type}-own.", "").isTypedName("cname-own.web.example.org"));
+        assertTrue(new TxtNameMapper("", "-%{record_type}").isTypedName("web-a.example.org"));
+        assertTrue(!new TxtNameMapper("", "-%{record_type}").isTypedName("web.example.org"));
+        assertTrue(new TxtNameMapper("", "-txt").isTypedName("a-web-txt.example.org"));
+        assertTrue(!new TxtNameMapper("", "-txt").isTypedName("web-txt.example.org"));
+    }
+
     @Test
     void claimValuesRoundTripAndReadExternalDnsText() {
         var c = OwnershipClaim.parse("\"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/my-ingress\"").orElseThrow();

@@ -86,6 +86,27 @@ class ServiceSourceTest {
         assertEquals(java.util.Set.of("service/nsm-system/registry"), out.toDesired().erroredResources());
     }
 
+    /** Found by AnnotationsFuzz: ".." normalized to the root and was published there; ".a" kept an empty label. */
+    @Test
+    void hostnamesWithEmptyOrOverlongLabelsAreProblemsNotRecords() {
+        String long64 = "a".repeat(64) + ".example";
+        for (String bad : List.of("..", ".", ".a.example", long64)) {
+            var out = new SourceOutput();
+            source.translate(svc("LoadBalancer", Map.of("external-dns.kubernetes.io/hostname", bad + ",ok.example"), "10.96.0.1"),
+                    List.of(), List.of(), out);
+            assertEquals(1, out.problems().size(), bad + ": " + out.problems());
+            assertTrue(out.problems().get(0).message().startsWith("hostname '" + bad + "'"), out.problems().toString());
+            assertEquals(java.util.Set.of("ok.example"), out.endpoints().stream().map(Endpoint::dnsName).collect(java.util.stream.Collectors.toSet()),
+                    bad + ": " + out.endpoints());
+        }
+        // the root stays a valid target: SRV "no such service" (RFC 2782), null MX (RFC 7505), a CNAME a zone may hold
+        assertEquals("0 0 0 .", Endpoint.normalizeTarget("SRV", "0 0 0 ."));
+        assertEquals("0 .", Endpoint.normalizeTarget("MX", "0 ."));
+        assertEquals(".", Endpoint.normalizeTarget("CNAME", "."));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Endpoint.normalizeHostName(".."));
+        assertEquals("a".repeat(63) + ".example", Endpoint.normalizeTarget("CNAME", "A".repeat(63) + ".example."), "63 octets is a label");
+    }
+
     static io.fabric8.kubernetes.api.model.Node node(String name, String internal, String external) {
         var b = new NodeBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus()
                 .addNewAddress().withType("InternalIP").withAddress(internal).endAddress();

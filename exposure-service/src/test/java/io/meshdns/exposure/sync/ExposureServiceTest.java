@@ -143,6 +143,32 @@ class ExposureServiceTest {
         assertEquals(List.of(), bind().dig("proxy.mesh.test", "SRV"));
     }
 
+    /** One object whose translation throws (a load-balancer host no record can point at) keeps its records and does not stop the others. */
+    @Test
+    void anObjectThatCannotBeTranslatedKeepsItsRecordsAndTheOthersPublish() throws Exception {
+        createWithIngressIp(loadBalancer("default", "gateway", Map.of("external-dns.kubernetes.io/hostname", "gateway.mesh.test"), 443, "tls"), "203.0.113.30");
+        reconcileUntil("gateway.mesh.test", "A", List.of("203.0.113.30"));
+
+        Service broken = new ServiceBuilder(client.services().inNamespace("default").withName("gateway").get())
+                .editStatus().editLoadBalancer().withIngress().addNewIngress().withHostname("lb..bad").endIngress().endLoadBalancer().endStatus().build();
+        client.services().resource(broken).updateStatus();
+        createWithIngressIp(loadBalancer("default", "neighbour", Map.of("external-dns.kubernetes.io/hostname", "neighbour.mesh.test"), 443, "tls"), "203.0.113.31");
+        reconcileUntil("neighbour.mesh.test", "A", List.of("203.0.113.31"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            controller.reconcileNow();
+            return client.v1().events().inNamespace("default").list().getItems().stream()
+                    .filter(e -> "gateway".equals(e.getInvolvedObject().getName()) && "Invalid".equals(e.getReason()))
+                    .map(e -> e.getMessage()).anyMatch(m -> m.contains("lb..bad"));
+        });
+        assertEquals(List.of("203.0.113.30"), bind().dig("gateway.mesh.test", "A"), "the object that cannot be translated keeps its record");
+
+        client.services().inNamespace("default").withName("gateway").delete();
+        client.services().inNamespace("default").withName("neighbour").delete();
+        reconcileUntil("gateway.mesh.test", "A", List.of());
+        reconcileUntil("neighbour.mesh.test", "A", List.of());
+        assertForeignUntouched();
+    }
+
     @Test
     void dnsEndpointsAreWatchedOnceTheCrdExists() throws Exception {
         ensureDnsEndpointCrd();

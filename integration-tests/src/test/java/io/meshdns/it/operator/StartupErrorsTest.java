@@ -1,6 +1,7 @@
 package io.meshdns.it.operator;
 
 import io.meshdns.testsupport.QuarkusJarProcess;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -73,6 +75,27 @@ class StartupErrorsTest {
         assertEquals("", r.stderr, r.describe());
     }
 
+    /**
+     * A start that fails for a reason other than a value still says why, in one line: here the node-local
+     * interface cannot be created (no {@code ip} on the PATH, as in an image without iproute2; two instances
+     * racing to create the interface fail the same way). Quarkus logs nothing itself when given an exit handler.
+     */
+    @Test
+    void aFailureThatIsNoConfigValueIsNamedInOneLine() throws Exception {
+        Path noTools = Files.createTempDirectory("meshdns-no-tools");
+        try {
+            Result r = run("dns-service", List.of("-Dmeshdns.dns.node-local.enabled=true", "-Dmeshdns.dns.node-local.rules=none",
+                    "-Dmeshdns.dns.port=15353"), List.of(), Map.of("PATH", noTools.toString()));
+            assertEquals(1, r.exit, r.describe());
+            String line = r.firstStderrLine();
+            assertTrue(line.startsWith("meshdns: start failed: "), r.describe());
+            assertTrue(line.contains("failed (exit -1): Cannot run program \"ip\""), r.describe());
+            assertNoStackTrace(r);
+        } finally {
+            Files.deleteIfExists(noTools);
+        }
+    }
+
     private static void assertNoStackTrace(Result r) {
         String all = r.stdout + r.stderr;
         assertFalse(all.contains("\tat "), "stack trace printed: " + r.describe());
@@ -81,6 +104,11 @@ class StartupErrorsTest {
     }
 
     private static Result run(String module, List<String> properties, List<String> args) throws IOException, InterruptedException {
+        return run(module, properties, args, Map.of());
+    }
+
+    private static Result run(String module, List<String> properties, List<String> args, Map<String, String> env)
+            throws IOException, InterruptedException {
         Path jar = QuarkusJarProcess.repositoryRoot().resolve(module).resolve("target/quarkus-app/quarkus-run.jar");
         assertTrue(Files.isRegularFile(jar), jar + " is missing: mvn -B -pl " + module + " -am package -DskipTests");
         List<String> command = new ArrayList<>(List.of(javaBinary(), "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-XX:+UseSerialGC", "-Xmx128m"));
@@ -95,6 +123,7 @@ class StartupErrorsTest {
             ProcessBuilder pb = new ProcessBuilder(command).directory(QuarkusJarProcess.repositoryRoot().toFile())
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
             pb.environment().remove("MESHDNS_STACK_TRACE");
+            pb.environment().putAll(env);
             Process p = pb.start();
             if (!p.waitFor(90, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

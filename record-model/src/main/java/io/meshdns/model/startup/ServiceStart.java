@@ -12,7 +12,8 @@ import java.util.function.Function;
  * exits 0 without starting anything; a start that fails on a configuration value prints
  * {@link ConfigProblem#line()} as the first line on standard error (no stack trace unless
  * {@code MESHDNS_STACK_TRACE=1} or {@code -Dmeshdns.stack-trace=true}) and exits with
- * {@link #EXIT_INVALID_CONFIGURATION}; any other failure is reported as the framework reports it.
+ * {@link #EXIT_INVALID_CONFIGURATION}; any other failure prints {@link StartFailure#line()} (the framework,
+ * handed an exit handler, reports nothing itself) and exits with the framework's code.
  */
 public final class ServiceStart {
     /** Like a usage error: nothing was started, the operator must change a value. */
@@ -43,7 +44,17 @@ public final class ServiceStart {
             }
             List<ConfigProblem> problems = ConfigProblem.findAll(failure, valueOf);
             if (problems.isEmpty()) {
+                // Given an exit handler, the framework logs nothing of the failure itself: without this line the
+                // process would exit 1 in silence.
                 StartupConsole.release();
+                PrintStream err = StartupConsole.err();
+                err.println(StartFailure.of(failure).line());
+                if (StartupConsole.stackTraceRequested()) {
+                    failure.printStackTrace(err);
+                } else {
+                    err.println("meshdns: the start was abandoned (MESHDNS_STACK_TRACE=1 shows the stack trace)");
+                }
+                err.flush();
                 frameworkExit.accept(code, failure);
                 return;
             }
