@@ -108,6 +108,31 @@ public final class AnswerMemo {
             return qtype;
         }
 
+        /** The offset just past the question, in this entry's bytes and in every query it matches. */
+        public int questionEnd() {
+            return questionEnd;
+        }
+
+        /** The remembered answer's length: what {@link #answerInto} writes. */
+        public int answerLength() {
+            return bytes.length;
+        }
+
+        /**
+         * Writes the remembered answer to {@code query} (a query this entry matched) into {@code out} from
+         * offset 0, patched with the query's ID and question case, ready to send; returns its length. Only
+         * for an authoritative entry ({@link #forwarded()} null); {@code out} holds at least {@link #answerLength()}.
+         */
+        public int answerInto(byte[] query, byte[] out) {
+            System.arraycopy(bytes, 0, out, 0, bytes.length);
+            out[0] = query[0];
+            out[1] = query[1];
+            // The question's name, in the client's case; every other occurrence of it in the answer is a
+            // compression pointer to these bytes (dnsjava compresses case-insensitively).
+            System.arraycopy(query, HEADER, out, HEADER, questionEnd - 4 - HEADER);
+            return bytes.length;
+        }
+
         public Object meters(boolean ipv6) {
             return ipv6 ? meters6 : meters4;
         }
@@ -173,43 +198,48 @@ public final class AnswerMemo {
      * forwarded entry the hit has no response: the caller renders one (see {@link CacheReplay}).
      */
     public Hit lookup(Object snapshot, byte[] query) {
+        Entry entry = find(snapshot, query, query.length);
+        if (entry == null) {
+            return null;
+        }
+        if (entry.forwarded != null) {
+            return new Hit(null, entry, entry.questionEnd);
+        }
+        byte[] response = new byte[entry.bytes.length];
+        entry.answerInto(query, response);
+        return new Hit(response, entry, entry.questionEnd);
+    }
+
+    /**
+     * The entry remembered for the first {@code length} bytes of {@code query} under {@code snapshot}, or
+     * null; allocates nothing, so the UDP listener can look up from a reused receive buffer and write the
+     * answer ({@link Entry#answerInto}) into a reused one. A hit's question ends where the entry's does
+     * ({@link Entry#questionEnd}).
+     */
+    public Entry find(Object snapshot, byte[] query, int length) {
         Table t = table;
         if (t.snapshot != snapshot) {
             return null;
         }
-        int questionEnd = questionEnd(query);
+        int questionEnd = questionEnd(query, length);
         if (questionEnd < 0) {
             return null;
         }
         int hash = hash(query, questionEnd);
         int set = setOf(hash);
-        Entry entry = null;
         for (int slot = set; slot < set + ways; slot++) {
             if (t.tags[slot] != hash) {
                 continue;
             }
             Entry e = t.slots.get(slot);
             if (e != null && e.matches(hash, query, questionEnd)) {
-                entry = e;
-                break;
+                if (!e.used) {
+                    e.used = true; // only the first hit writes: no shared cache line dirtied per query
+                }
+                return e;
             }
         }
-        if (entry == null) {
-            return null;
-        }
-        if (!entry.used) {
-            entry.used = true; // only the first hit writes: no shared cache line dirtied per query
-        }
-        if (entry.forwarded != null) {
-            return new Hit(null, entry, questionEnd);
-        }
-        byte[] response = entry.bytes.clone();
-        response[0] = query[0];
-        response[1] = query[1];
-        // The question's name, in the client's case; every other occurrence of it in the answer is a
-        // compression pointer to these bytes (dnsjava compresses case-insensitively).
-        System.arraycopy(query, HEADER, response, HEADER, questionEnd - 4 - HEADER);
-        return new Hit(response, entry, questionEnd);
+        return null;
     }
 
     /**
@@ -389,7 +419,11 @@ public final class AnswerMemo {
      * bytes in all.
      */
     static int questionEnd(byte[] q) {
-        int length = q.length;
+        return questionEnd(q, q.length);
+    }
+
+    /** {@link #questionEnd(byte[])} for a message of the first {@code length} bytes of {@code q}. */
+    static int questionEnd(byte[] q, int length) {
         if (length < HEADER + 5
                 || (q[2] & 0xF8) != 0 // QR=0, opcode QUERY
                 || q[4] != 0 || q[5] != 1 // one question

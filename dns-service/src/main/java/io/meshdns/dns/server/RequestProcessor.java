@@ -27,6 +27,7 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -43,6 +44,8 @@ import java.util.function.Consumer;
 public class RequestProcessor {
     private static final Logger LOG = Logger.getLogger(RequestProcessor.class);
     private static final String NO_ZONE = ".";
+    /** The largest answer the fast path can write: a UDP datagram's payload limit. */
+    public static final int MAX_FAST_ANSWER = 65_535;
 
     @Inject
     @Any
@@ -106,27 +109,44 @@ public class RequestProcessor {
      * {@link #process}. Counts the request in the metrics like the slow path does.
      */
     public byte[] fastAnswer(byte[] packet, boolean ipv6) {
+        byte[] out = new byte[MAX_FAST_ANSWER];
+        int length = fastAnswer(packet, packet.length, ipv6, out);
+        return length < 0 ? null : Arrays.copyOf(out, length);
+    }
+
+    /**
+     * {@link #fastAnswer(byte[], boolean)} for the query in the first {@code length} bytes of {@code packet},
+     * with the answer written into {@code out} (at least {@link #MAX_FAST_ANSWER} bytes) from offset 0:
+     * returns its length, or -1 for the slow path. The UDP listener reuses both buffers, so a remembered
+     * authoritative answer costs no allocation here (a forwarded one still copies the query once).
+     */
+    public int fastAnswer(byte[] packet, int length, boolean ipv6, byte[] out) {
         if (memo == null) {
-            return null;
+            return -1;
         }
         long started = System.nanoTime();
         Snapshot snapshot = store.current();
-        AnswerMemo.Hit hit = memo.lookup(snapshot, packet);
-        if (hit == null) {
-            return null;
+        AnswerMemo.Entry e = memo.find(snapshot, packet, length);
+        if (e == null) {
+            return -1;
         }
-        AnswerMemo.Entry e = hit.entry();
-        byte[] response = hit.response();
-        if (response == null) {
-            response = replay == null ? null : replay.answer(hit, packet, snapshot.mesh());
-            if (response == null) {
-                return null;
+        int answerLength;
+        if (e.forwarded() == null) {
+            answerLength = e.answerInto(packet, out);
+        } else {
+            byte[] query = Arrays.copyOf(packet, length);
+            byte[] response = replay == null ? null
+                    : replay.answer(new AnswerMemo.Hit(null, e, e.questionEnd()), query, snapshot.mesh());
+            if (response == null || response.length > out.length) {
+                return -1;
             }
+            System.arraycopy(response, 0, out, 0, response.length);
+            answerLength = response.length;
             int rcode = response[3] & 0x0F; // the cache's answer now, which may differ from the remembered one
             if (rcode != e.rcode()) {
                 metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started,
-                        packet.length, response.length, QueryBits.dnssecOk(packet));
-                return response;
+                        length, answerLength, QueryBits.dnssecOk(query));
+                return answerLength;
             }
         }
         DnsMetrics.Meters meters = (DnsMetrics.Meters) e.meters(ipv6);
@@ -134,8 +154,8 @@ public class RequestProcessor {
             meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
             e.meters(ipv6, meters);
         }
-        meters.record(System.nanoTime() - started, packet.length, response.length, QueryBits.dnssecOk(packet));
-        return response;
+        meters.record(System.nanoTime() - started, length, answerLength, QueryBits.dnssecOk(packet, length));
+        return answerLength;
     }
 
     /**

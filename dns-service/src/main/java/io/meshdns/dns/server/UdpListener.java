@@ -21,6 +21,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.impl.VertxInternal;
 import org.jboss.logging.Logger;
 
+import java.net.Inet6Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -100,10 +102,23 @@ final class UdpListener {
         channel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
+    /**
+     * One per channel (not sharable), so always called on that channel's event loop: the two scratch
+     * buffers are reused for every datagram. A remembered answer is looked up in the received bytes and
+     * written straight into a pooled direct buffer, so a fast-path query allocates no byte arrays and no
+     * heap buffer that the epoll transport would copy to a direct one before sending.
+     */
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {
         private final ClientAcl acl;
         private final RequestProcessor processor;
         private final DnsMetrics metrics;
+        private final byte[] query = new byte[MAX_QUERY_DATAGRAM];
+        private final byte[] answer = new byte[RequestProcessor.MAX_FAST_ANSWER];
+        /**
+         * The last sender the ACL allowed (the list never changes): a node-local DNS hears from few clients,
+         * and a repeat sender then costs no copy of its address bytes.
+         */
+        private InetAddress allowed;
 
         Handler(ClientAcl acl, RequestProcessor processor, DnsMetrics metrics) {
             this.acl = acl;
@@ -114,24 +129,33 @@ final class UdpListener {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
             InetSocketAddress sender = packet.sender();
-            byte[] address = sender.getAddress().getAddress();
-            if (!acl.allows(address)) {
-                metrics.aclDropped(false);
-                return;
+            InetAddress from = sender.getAddress();
+            boolean ipv6 = from instanceof Inet6Address;
+            if (!from.equals(allowed)) { // equals compares the address without copying it out
+                if (!acl.allows(from.getAddress())) {
+                    metrics.aclDropped(false);
+                    return;
+                }
+                allowed = from;
             }
             ByteBuf content = packet.content();
-            byte[] query = new byte[content.readableBytes()];
-            content.getBytes(content.readerIndex(), query);
+            int length = content.readableBytes();
             Channel channel = ctx.channel();
-            byte[] fast = processor.fastAnswer(query, address.length == 16);
-            if (fast != null) {
-                // Flushed once per read batch (channelReadComplete): epoll sends the batch with sendmmsg.
-                channel.write(new DatagramPacket(Unpooled.wrappedBuffer(fast), sender), channel.voidPromise());
-                return;
+            if (length <= query.length) {
+                content.getBytes(content.readerIndex(), query, 0, length);
+                int answerLength = processor.fastAnswer(query, length, ipv6, answer);
+                if (answerLength >= 0) {
+                    ByteBuf out = ctx.alloc().ioBuffer(answerLength).writeBytes(answer, 0, answerLength);
+                    // Flushed once per read batch (channelReadComplete): epoll sends the batch with sendmmsg.
+                    channel.write(new DatagramPacket(out, sender), channel.voidPromise());
+                    return;
+                }
             }
+            byte[] request = new byte[length];
+            content.getBytes(content.readerIndex(), request);
             String host = sender.getAddress().getHostAddress();
-            ClientInfo client = new ClientInfo(host, sender.getPort(), address.length == 16, Transport.UDP);
-            processor.process(query, client,
+            ClientInfo client = new ClientInfo(host, sender.getPort(), ipv6, Transport.UDP);
+            processor.process(request, client,
                     response -> channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
         }
 

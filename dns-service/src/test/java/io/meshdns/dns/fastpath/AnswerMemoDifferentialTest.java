@@ -36,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -71,6 +72,10 @@ class AnswerMemoDifferentialTest {
         SplittableRandom random = new SplittableRandom(7);
         int[] rcodes = new int[16];
         int hits = 0;
+        // What the UDP listener does: each query read into one reused buffer whose bytes past the datagram are
+        // left over from earlier ones (here random), the answer written into another reused buffer.
+        byte[] receive = new byte[4096];
+        byte[] answer = new byte[65_535];
         for (int n = 0; n < 5000; n++) {
             int kind = random.nextInt(10);
             int i = random.nextInt(SERVICES);
@@ -90,6 +95,12 @@ class AnswerMemoDifferentialTest {
             AnswerMemo.Hit hit = memo.lookup(snapshot, q);
             assertNotNull(hit, () -> "no memo hit for " + mixed);
             assertArrayEquals(expected, hit.response(), () -> "fast != slow for " + mixed + " type " + qtype + " edns " + edns);
+            random.nextBytes(receive);
+            System.arraycopy(q, 0, receive, 0, q.length);
+            AnswerMemo.Entry entry = memo.find(snapshot, receive, q.length);
+            assertNotNull(entry, () -> "no hit in the reused buffer for " + mixed);
+            int length = entry.answerInto(receive, answer);
+            assertArrayEquals(expected, Arrays.copyOf(answer, length), () -> "reused buffers: fast != slow for " + mixed);
             rcodes[new Message(expected).getRcode()]++;
             hits++;
         }
@@ -192,6 +203,8 @@ class AnswerMemoDifferentialTest {
         assertNull(memo.lookup(next, plain), "answers of an older snapshot are never replayed");
         rememberSlowAnswer(memo, next, plain);
         assertNull(memo.lookup(snapshot, plain));
+        assertNotNull(memo.find(next, plain, plain.length));
+        assertNull(memo.find(next, plain, plain.length - 11), "arcount 1 but the OPT is past the datagram's length");
         assertEquals(1, memo.size());
     }
 

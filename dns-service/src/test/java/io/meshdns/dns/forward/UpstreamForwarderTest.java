@@ -235,6 +235,13 @@ class UpstreamForwarderTest {
             assertEquals(1, cache.servedStale());
             await().atMost(Duration.ofSeconds(10)).until(() -> counter("coredns.forward.healthcheck.failures", own.address()) >= 1);
 
+            // A name never cached: SERVFAIL within the forwarder's own total timeout (1 s here), not a client's retry budget.
+            long asked = System.nanoTime();
+            assertEquals(Rcode.SERVFAIL, ask(f, "never-cached.example.test.", Type.A).getRcode());
+            long servfailMillis = (System.nanoTime() - asked) / 1_000_000;
+            System.out.println("upstream down: SERVFAIL for an uncached name after " + servfailMillis + " ms");
+            assertTrue(servfailMillis < 3_000, "SERVFAIL bounded by the total timeout, took " + servfailMillis + " ms");
+
             clock.addAndGet(600_000); // past the stale window
             assertEquals(Rcode.SERVFAIL, ask(f, "www.example.test.", Type.A).getRcode());
 

@@ -145,7 +145,10 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
                     throw new IllegalArgumentException("not an " + type + " address: " + target);
                 }
                 try {
-                    return canonicalAddress(InetAddress.getByName(t));
+                    InetAddress address = InetAddress.getByName(t);
+                    // Java turns an IPv4-mapped IPv6 literal into an IPv4 address; an AAAA target keeps RFC 5952's mixed form.
+                    if (type.equals("AAAA") && address instanceof java.net.Inet4Address) return "::ffff:" + address.getHostAddress();
+                    return canonicalAddress(address);
                 } catch (Exception e) {
                     throw new IllegalArgumentException("not an address: " + target, e);
                 }
