@@ -3,6 +3,7 @@ package io.meshdns.dns.discovery;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
+import io.meshdns.dns.metrics.BuildInfo;
 import io.meshdns.dns.metrics.Counters;
 import io.meshdns.dns.server.ListenersOpened;
 import io.meshdns.dns.snapshot.RecordSource;
@@ -162,8 +163,9 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             busFeed = new EventBusCatalogFeed(vertx, this, config.discovery().backoffInitial(), config.discovery().backoffMax());
             busFeed.start();
         } else {
-            httpFeed = new HttpCatalogFeed(vertx, url, config.discoveryToken().orElse(null), config.discovery().backoffInitial(),
-                    config.discovery().backoffMax(), config.discovery().idleTimeout(), this);
+            String userAgent = HttpCatalogFeed.userAgent(BuildInfo.version(), naming.settings().localCluster());
+            httpFeed = new HttpCatalogFeed(vertx, url, config.discoveryToken().orElse(null), userAgent,
+                    config.discovery().backoffInitial(), config.discovery().backoffMax(), config.discovery().idleTimeout(), this);
             httpFeed.start();
         }
     }

@@ -32,6 +32,7 @@ final class HttpCatalogFeed {
     private final Vertx vertx;
     private final String baseUrl;
     private final String token;
+    private final String userAgent;
     private final Duration backoffInitial;
     private final Duration backoffMax;
     private final Duration idleTimeout;
@@ -43,11 +44,12 @@ final class HttpCatalogFeed {
     private volatile HttpClientResponse watch;
     private int failures;
 
-    HttpCatalogFeed(Vertx vertx, String baseUrl, String token, Duration backoffInitial, Duration backoffMax, Duration idleTimeout,
-                    CatalogSink sink) {
+    HttpCatalogFeed(Vertx vertx, String baseUrl, String token, String userAgent, Duration backoffInitial, Duration backoffMax,
+                    Duration idleTimeout, CatalogSink sink) {
         this.vertx = vertx;
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
         this.token = token;
+        this.userAgent = userAgent;
         this.backoffInitial = backoffInitial;
         this.backoffMax = backoffMax;
         this.idleTimeout = idleTimeout;
@@ -78,7 +80,8 @@ final class HttpCatalogFeed {
 
     private RequestOptions request(String pathAndQuery, long idleMillis) {
         RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(baseUrl + pathAndQuery)
-                .setIdleTimeout(idleMillis);
+                .setIdleTimeout(idleMillis)
+                .putHeader(HttpHeaders.USER_AGENT, userAgent);
         if (token != null && !token.isEmpty()) o.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token);
         return o;
     }
@@ -160,6 +163,16 @@ final class HttpCatalogFeed {
             LOG.infof("discovery watch ended; reconnecting in %d ms", delay);
         }
         vertx.setTimer(Math.max(1, delay), id -> connect());
+    }
+
+    /**
+     * {@code meshdns-dns-service/<version> node=<cluster>}: discovery names the node by it in its status page and in
+     * its slow-watcher cut-off log line. Without a configured cluster name, just the product and version.
+     */
+    static String userAgent(String version, String nodeName) {
+        String product = "meshdns-dns-service/" + version;
+        // A header value takes visible ASCII only: anything else in a configured name would fail every request.
+        return nodeName == null || nodeName.isBlank() ? product : product + " node=" + nodeName.replaceAll("[^!-~]", "_");
     }
 
     /** Exponential backoff with "equal jitter": half the delay fixed, half random, so nodes don't reconnect in lockstep. */

@@ -3,11 +3,12 @@ package io.meshdns.dns.metrics;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /** The labels of {@code coredns_build_info}: the application's version, and the revision when the build recorded one. */
-final class BuildInfo {
+public final class BuildInfo {
     private BuildInfo() {
     }
 
-    static String version() {
+    /** {@code quarkus.application.version}: the project version the build recorded; "unknown" outside a Quarkus build. */
+    public static String version() {
         return value("quarkus.application.version");
     }
 

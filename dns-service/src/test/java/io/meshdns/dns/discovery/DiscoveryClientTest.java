@@ -1,6 +1,7 @@
 package io.meshdns.dns.discovery;
 
 import io.meshdns.dns.kubernetes.MeshNaming;
+import io.meshdns.dns.metrics.BuildInfo;
 import io.meshdns.dns.kubernetes.MeshSettings;
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.meshdns.model.Catalog;
@@ -77,8 +78,12 @@ class DiscoveryClientTest {
     }
 
     private DiscoveryRecordSource source(String url, String token, Path file) throws Exception {
+        return source(url, token, file, MeshSettings.defaults());
+    }
+
+    private DiscoveryRecordSource source(String url, String token, Path file, MeshSettings settings) throws Exception {
         DiscoveryClientConfig cfg = config(url, token, file);
-        DiscoveryRecordSource s = new DiscoveryRecordSource(cfg, new MeshNaming(MeshSettings.defaults()), vertx, registry);
+        DiscoveryRecordSource s = new DiscoveryRecordSource(cfg, new MeshNaming(settings), vertx, registry);
         sources.add(s);
         s.start(published::set);
         s.connectFeed(); // DnsServer has it connected once the listeners are open
@@ -120,6 +125,31 @@ class DiscoveryClientTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> WireFormat.decode(Files.readAllBytes(file), CatalogSnapshot.class).version() == 3);
         assertEquals(catalog(3, "web", "cart").toSnapshot(), WireFormat.decode(Files.readAllBytes(file), CatalogSnapshot.class));
         assertTrue(registry.find("meshdns.discovery.client.apply").timer().count() >= 3);
+    }
+
+    @Test
+    void everyRequestNamesTheNodeAndVersionInItsUserAgent() throws Exception {
+        RecordedDiscoveryServer d = server(catalog(4, "web"), 0);
+        source(d.url(), TOKEN, null, MeshSettings.defaults().withLocalCluster("east"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> serves("web") && d.watchers() == 1);
+        // The snapshot and the watch request: discovery's cut-off log line and status page show this.
+        assertTrue(d.userAgents.size() >= 2, d.userAgents.toString());
+        for (String ua : d.userAgents) assertEquals("meshdns-dns-service/" + BuildInfo.version() + " node=east", ua);
+    }
+
+    @Test
+    void withoutAClusterNameTheUserAgentIsProductAndVersion() throws Exception {
+        RecordedDiscoveryServer d = server(catalog(4, "web"), 0);
+        source(d.url(), TOKEN, null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> serves("web") && d.watchers() == 1);
+        assertTrue(d.userAgents.size() >= 2, d.userAgents.toString());
+        for (String ua : d.userAgents) assertEquals("meshdns-dns-service/" + BuildInfo.version(), ua);
+    }
+
+    @Test
+    void aClusterNameAHeaderCannotCarryIsMadeSafe() {
+        assertEquals("meshdns-dns-service/1.2 node=east_1_x", HttpCatalogFeed.userAgent("1.2", "east 1\nx"));
+        assertEquals("meshdns-dns-service/1.2", HttpCatalogFeed.userAgent("1.2", " "));
     }
 
     @Test

@@ -29,6 +29,8 @@ final class RecordedDiscoveryServer implements AutoCloseable {
     final AtomicInteger snapshotRequests = new AtomicInteger();
     final AtomicInteger notModified = new AtomicInteger();
     final AtomicInteger unauthorized = new AtomicInteger();
+    /** The User-Agent of every request, in arrival order (null when a request sent none). */
+    final List<String> userAgents = new CopyOnWriteArrayList<>();
     private volatile Catalog truth;
 
     RecordedDiscoveryServer(Vertx vertx, String token, Catalog initial, int port) throws Exception {
@@ -37,6 +39,7 @@ final class RecordedDiscoveryServer implements AutoCloseable {
         this.truth = initial;
         this.server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port).setCompressionSupported(true))
                 .requestHandler(req -> {
+                    userAgents.add(req.getHeader("User-Agent"));
                     if (!("Bearer " + token).equals(req.getHeader("Authorization"))) {
                         unauthorized.incrementAndGet();
                         req.response().setStatusCode(401).end("unauthorized");

@@ -34,6 +34,8 @@ class SlowNodeCutOffTest {
     /** Services in the file rewritten each round: every round's delta is about 0.5 MB. */
     static final int SERVICES = 2000;
     static final Pattern CUT_OFF = Pattern.compile("watch stream of (\\S+) .*cut off");
+    /** The node's own User-Agent in that line: the packaged build's version (never "unknown") and its cluster. */
+    static final Pattern CUT_OFF_NAMES_NODE = Pattern.compile("watch stream of \\S+ \\(user agent 'meshdns-dns-service/\\d[^' ]* node=east'\\) cut off");
     static final Pattern APPLIED = Pattern.compile("catalog version applied</th><td>(\\d+)<");
     static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
@@ -85,6 +87,8 @@ class SlowNodeCutOffTest {
                 }
                 Matcher cut = CUT_OFF.matcher(discovery.output());
                 assertTrue(cut.find(), "discovery never cut off the frozen node after " + round + " rounds");
+                assertTrue(CUT_OFF_NAMES_NODE.matcher(discovery.output()).find(),
+                        "the cut-off line does not name the node by its User-Agent: " + cutOffLine(discovery.output()));
                 // The first scrape of a C1-only JVM on a loaded machine can take seconds.
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                         .until(() -> metrics(discoveryUrl).contains("meshdns_discovery_watch_cutoffs_total 1.0"));
@@ -147,4 +151,9 @@ class SlowNodeCutOffTest {
     static String tail(String s) {
         return s.length() > 6000 ? s.substring(s.length() - 6000) : s;
     }
+
+    private static String cutOffLine(String output) {
+        return output.lines().filter(l -> l.contains("cut off")).findFirst().orElse("(none)");
+    }
+
 }
