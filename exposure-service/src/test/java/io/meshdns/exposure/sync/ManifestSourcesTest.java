@@ -20,6 +20,25 @@ class ManifestSourcesTest {
     @TempDir
     Path dir;
 
+    /** A LoadBalancer Service in namespace shop, published at {@code <name>.mesh.example}, with one status ingress. */
+    static String loadBalancer(String name, String ingress) {
+        return """
+                apiVersion: v1
+                kind: Service
+                metadata:
+                  name: %1$s
+                  namespace: shop
+                  annotations:
+                    external-dns.alpha.kubernetes.io/hostname: %1$s.mesh.example
+                spec:
+                  type: LoadBalancer
+                  ports: [{port: 80}]
+                status:
+                  loadBalancer:
+                    ingress: [%2$s]
+                """.formatted(name, ingress);
+    }
+
     /**
      * A LoadBalancer whose status names a host no record can point at (the API server would refuse it;
      * a manifest or an older cluster may still carry it) throws deep in translation. That object must
@@ -27,35 +46,8 @@ class ManifestSourcesTest {
      */
     @Test
     void anObjectWhoseTranslationThrowsIsAProblemOfItsOwnAndTheOthersStillPublish() throws Exception {
-        Files.writeString(dir.resolve("services.yaml"), """
-                apiVersion: v1
-                kind: Service
-                metadata:
-                  name: broken
-                  namespace: shop
-                  annotations:
-                    external-dns.alpha.kubernetes.io/hostname: broken.mesh.example
-                spec:
-                  type: LoadBalancer
-                  ports: [{port: 80}]
-                status:
-                  loadBalancer:
-                    ingress: [{hostname: "lb..bad"}]
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata:
-                  name: web
-                  namespace: shop
-                  annotations:
-                    external-dns.alpha.kubernetes.io/hostname: web.mesh.example
-                spec:
-                  type: LoadBalancer
-                  ports: [{port: 80}]
-                status:
-                  loadBalancer:
-                    ingress: [{ip: 203.0.113.7}]
-                """);
+        Files.writeString(dir.resolve("services.yaml"), loadBalancer("broken", "{hostname: \"lb..bad\"}")
+                + "---\n" + loadBalancer("web", "{ip: 203.0.113.7}"));
         var sources = new ManifestSources(List.of(dir), new SourceSettings(Optional.empty(), false, Optional.empty()), Set.of("service"));
 
         SourceOutput out = sources.collect();
