@@ -192,11 +192,12 @@ public class FanoutBench {
                     heapBefore / 1024, heapWith / 1024, (heapWith - heapBefore) / (double) watchers);
             System.out.printf("slow watcher: %s%n", slowState);
             if (slowSocket != null) slowSocket.close();
-            System.exit(0);
         } finally {
             discovery.destroy();
             if (!discovery.waitFor(10, TimeUnit.SECONDS)) discovery.destroyForcibly();
         }
+        // Only after the finally block: an exit inside the try skipped it and left discovery running after every run.
+        System.exit(0);
     }
 
     /** One node's watch stream: the arrival time of every version it receives. */
