@@ -63,7 +63,6 @@ public final class CatalogAggregator {
     private boolean ready;
     private ScheduledFuture<?> scheduledFlush;
     private final List<Listener> listeners = new CopyOnWriteArrayList<>();
-    private long changesReceived;
     private volatile UnaryOperator<CatalogEntry> enricher = UnaryOperator.identity();
 
     /**
@@ -219,12 +218,6 @@ public final class CatalogAggregator {
         }
     }
 
-    public long changesReceived() {
-        synchronized (lock) {
-            return changesReceived;
-        }
-    }
-
     /** The deltas after {@code version}, in order; empty when it is current; null when unknown or too old. */
     public List<CatalogDelta> deltasSince(long version) {
         synchronized (lock) {
@@ -288,7 +281,6 @@ public final class CatalogAggregator {
     }
 
     private void changed() {
-        changesReceived++;
         if (scheduledFlush == null && ready && scheduler != null) {
             // A fixed window from the first change, not a sliding one: a steady stream of events
             // still produces a version every window instead of starving the clients.

@@ -1,5 +1,7 @@
 package io.meshdns.discovery.cluster;
 
+import io.meshdns.discovery.rejection.RejectionReporter;
+
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -2,7 +2,7 @@ package io.meshdns.discovery.manifest;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.meshdns.discovery.catalog.CatalogAggregator;
-import io.meshdns.discovery.cluster.RejectionReporter;
+import io.meshdns.discovery.rejection.RejectionReporter;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.discovery.translate.Translator;

@@ -1,4 +1,4 @@
-package io.meshdns.discovery.cluster;
+package io.meshdns.discovery.rejection;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -1,4 +1,6 @@
-package io.meshdns.discovery.catalog;
+package io.meshdns.discovery.wiring;
+
+import io.meshdns.discovery.catalog.CatalogAggregator;
 
 import io.meshdns.discovery.config.DiscoveryConfig;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;

@@ -1,5 +1,7 @@
 package io.meshdns.discovery.cluster;
 
+import io.meshdns.discovery.rejection.RejectionReporter;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;

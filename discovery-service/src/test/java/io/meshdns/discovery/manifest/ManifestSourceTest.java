@@ -1,7 +1,7 @@
 package io.meshdns.discovery.manifest;
 
 import io.meshdns.discovery.catalog.CatalogAggregator;
-import io.meshdns.discovery.cluster.RejectionReporter;
+import io.meshdns.discovery.rejection.RejectionReporter;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogDelta;

@@ -1,7 +1,7 @@
 package io.meshdns.dns.answer;
 
-import io.meshdns.dns.kubernetes.MeshIndex;
-import io.meshdns.dns.kubernetes.Names;
+import io.meshdns.dns.snapshot.MeshIndex;
+import io.meshdns.dns.base.Names;
 import io.meshdns.dns.snapshot.Snapshot;
 import org.xbill.DNS.Message;
 

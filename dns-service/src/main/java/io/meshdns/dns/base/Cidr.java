@@ -1,4 +1,4 @@
-package io.meshdns.dns.server;
+package io.meshdns.dns.base;
 
 import io.netty.util.NetUtil;
 

@@ -1,4 +1,4 @@
-package io.meshdns.dns.server;
+package io.meshdns.dns.base;
 
 /**
  * Fired (synchronously, on the starting thread) once the DNS listeners are bound: work that the first

@@ -1,4 +1,4 @@
-package io.meshdns.dns.kubernetes;
+package io.meshdns.dns.base;
 
 import org.xbill.DNS.Address;
 import org.xbill.DNS.Name;
@@ -15,7 +15,7 @@ public final class Names {
     }
 
     /** Parses {@code text} as an absolute name (a trailing dot is optional). */
-    static Name absolute(String text) {
+    public static Name absolute(String text) {
         try {
             return Name.fromString(text.endsWith(".") ? text : text + ".");
         } catch (TextParseException e) {
@@ -24,7 +24,7 @@ public final class Names {
     }
 
     /** {@code relative} (dot-separated labels) under {@code origin}; null when a label is not valid DNS. */
-    static Name under(String relative, Name origin) {
+    public static Name under(String relative, Name origin) {
         try {
             return Name.concatenate(Name.fromString(relative), origin);
         } catch (TextParseException | org.xbill.DNS.NameTooLongException e) {
@@ -33,7 +33,7 @@ public final class Names {
     }
 
     /** The name {@code label.parent}; null when {@code label} is not one valid label or the result is too long. */
-    static Name child(String label, Name parent) {
+    public static Name child(String label, Name parent) {
         if (parent == null || label.isEmpty() || label.indexOf('.') >= 0 || label.indexOf('\\') >= 0) return null;
         try {
             return Name.concatenate(Name.fromString(label), parent);
@@ -43,7 +43,7 @@ public final class Names {
     }
 
     /** {@code prefix} (relative) + {@code suffix}; null when too long. */
-    static Name concat(Name prefix, Name suffix) {
+    public static Name concat(Name prefix, Name suffix) {
         try {
             return Name.concatenate(prefix, suffix);
         } catch (org.xbill.DNS.NameTooLongException e) {
@@ -68,7 +68,7 @@ public final class Names {
      * The dashed form of an IP used for pod names and generated endpoint hostnames, as CoreDNS writes it:
      * {@code 10.1.2.3 -> 10-1-2-3}, {@code fd00::1 -> fd00--1}.
      */
-    static String dashed(InetAddress ip) {
+    public static String dashed(InetAddress ip) {
         if (ip instanceof Inet6Address) {
             return compressedV6(ip).replace(':', '-');
         }
@@ -76,7 +76,7 @@ public final class Names {
     }
 
     /** RFC 5952 text of an IPv6 address (Java prints it uncompressed). */
-    static String compressedV6(InetAddress ip) {
+    public static String compressedV6(InetAddress ip) {
         return rfc5952(ip.getAddress());
     }
 
@@ -105,7 +105,7 @@ public final class Names {
     }
 
     /** Parses the dashed form back ({@code 10-1-2-3}, {@code fd00--1}); null when it is not one. */
-    static InetAddress undashed(String label) {
+    public static InetAddress undashed(String label) {
         InetAddress v4 = label.indexOf('.') < 0 ? ip(label.replace('-', '.')) : null;
         if (v4 != null && label.chars().filter(c -> c == '-').count() == 3) return v4;
         if (label.indexOf(':') >= 0) return null;

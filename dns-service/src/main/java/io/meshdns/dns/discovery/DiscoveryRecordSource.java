@@ -1,11 +1,13 @@
 package io.meshdns.dns.discovery;
 
+import io.meshdns.dns.InvalidConfigException;
+
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
 import io.meshdns.dns.metrics.BuildInfo;
 import io.meshdns.dns.metrics.Counters;
-import io.meshdns.dns.server.ListenersOpened;
+import io.meshdns.dns.base.ListenersOpened;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;
@@ -24,6 +26,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -93,22 +96,8 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     }
 
     @Override
-    public void start(Consumer<List<ZoneContent>> publish) throws Exception {
-        start(new Sink() {
-            @Override
-            public void publish(List<ZoneContent> content) {
-                publish.accept(content);
-            }
-
-            @Override
-            public void patch(List<ZonePatch> patches, SourceContent content) {
-                publish.accept(content.all()); // a caller that only takes whole contents gets them whole
-            }
-        });
-    }
-
-    @Override
     public synchronized void start(Sink sink) throws Exception {
+        validate(config);
         this.sink = sink;
         registry.gauge("meshdns.discovery.client.version", versionGauge);
         registry.gauge("meshdns.discovery.client.connected", connectedGauge);
@@ -121,7 +110,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
             return t;
         });
         if (!configured()) {
-            sink.publish(List.of()); // no catalog: cluster.local is not ours, it forwards like any other name
+            sink.publish(List.of(), null); // no catalog: cluster.local is not ours, it forwards like any other name
             return;
         }
         config.snapshotFile().ifPresent(f -> snapshotFile = new SnapshotFile(Path.of(f)));
@@ -141,7 +130,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         }
         String url = config.discoveryUrl().orElse(null);
         if (url == null) {
-            if (!loaded) sink.publish(List.of());
+            if (!loaded) sink.publish(List.of(), null);
             loaded = true; // a file-only node is as ready as its file makes it
             return;
         }
@@ -273,5 +262,20 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     @Override
     public void reconnecting() {
         reconnects.increment();
+    }
+
+    /** Fails the start naming the key when {@code meshdns.dns.discovery-url} is neither http(s) nor the event bus. */
+    static void validate(DiscoveryClientConfig config) {
+        String url = config.discoveryUrl().map(String::trim).orElse("");
+        if (url.isEmpty() || url.equalsIgnoreCase(DiscoveryClientConfig.EVENT_BUS)) return;
+        try {
+            URI uri = URI.create(url);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw new IllegalArgumentException("scheme must be http or https, with a host");
+            }
+        } catch (IllegalArgumentException e) {
+            throw new InvalidConfigException("meshdns.dns.discovery-url",
+                    "'" + url + "' is neither an http(s)://host:port URL nor '" + DiscoveryClientConfig.EVENT_BUS + "': " + e.getMessage());
+        }
     }
 }

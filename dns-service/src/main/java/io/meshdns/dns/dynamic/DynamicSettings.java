@@ -1,7 +1,7 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.InvalidConfigException;
-import io.meshdns.dns.server.Cidr;
+import io.meshdns.dns.base.Cidr;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.TextParseException;
 

@@ -1,13 +1,9 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.InvalidConfigException;
-import io.meshdns.dns.server.DnsServer;
 import io.meshdns.dns.snapshot.RecordSource;
-import io.meshdns.dns.snapshot.SnapshotStore;
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
@@ -25,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Consumer;
 
 /**
  * The dynamic zones: loads each from its journal at start (before the listeners bind), applies
@@ -35,22 +30,27 @@ import java.util.function.Consumer;
  * it in and answer. A failed journal write answers SERVFAIL and changes nothing.
  */
 @ApplicationScoped
-public class DynamicZones {
+public class DynamicZones implements RecordSource {
     private static final Logger LOG = Logger.getLogger(DynamicZones.class);
     static final String SOURCE_ID = "dynamic-zones";
 
     @Inject
     DynamicConfig config;
-    @Inject
-    SnapshotStore store;
 
     private DynamicSettings settings;
     private final Map<Name, ZoneJournal> journals = new LinkedHashMap<>();
     private final Map<Name, ZoneData> zones = new java.util.concurrent.ConcurrentHashMap<>();
-    private volatile Consumer<List<ZoneContent>> publisher = content -> { };
+    private volatile Sink sink;
     private ExecutorService writer;
 
-    void onStart(@Observes @Priority(DnsServer.STARTUP_PRIORITY - 50) StartupEvent event) throws Exception {
+    @Override
+    public String id() {
+        return SOURCE_ID;
+    }
+
+    /** Loads every dynamic zone from its journal; the snapshot store calls this before the listeners bind. */
+    @Override
+    public void start(Sink sink) throws Exception {
         settings = DynamicSettings.from(config);
         if (!settings.enabled()) {
             return;
@@ -74,18 +74,8 @@ public class DynamicZones {
             t.setDaemon(true);
             return t;
         });
-        store.register(new RecordSource() {
-            @Override
-            public String id() {
-                return SOURCE_ID;
-            }
-
-            @Override
-            public void start(Consumer<List<ZoneContent>> publish) {
-                publisher = publish;
-                publish();
-            }
-        });
+        this.sink = sink;
+        publish();
     }
 
     void onStop(@Observes ShutdownEvent event) {
@@ -147,6 +137,7 @@ public class DynamicZones {
         for (ZoneData zone : zones.values()) {
             content.add(zone.toContent());
         }
-        publisher.accept(content);
+        Sink target = sink;
+        if (target != null) target.publish(content, null);
     }
 }

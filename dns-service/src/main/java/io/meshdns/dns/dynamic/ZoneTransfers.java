@@ -1,7 +1,7 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.answer.ClientInfo;
-import io.meshdns.dns.server.Cidr;
+import io.meshdns.dns.base.Cidr;
 import io.meshdns.dns.server.ZoneTransferHandler;
 import io.netty.util.NetUtil;
 import jakarta.enterprise.context.ApplicationScoped;

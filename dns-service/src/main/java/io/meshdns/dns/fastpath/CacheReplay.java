@@ -1,7 +1,7 @@
 package io.meshdns.dns.fastpath;
 
 import io.meshdns.dns.answer.Answerer;
-import io.meshdns.dns.forward.UpstreamForwarder;
+import io.meshdns.dns.forward.Forwarder;
 import org.xbill.DNS.Section;
 
 import java.util.function.IntUnaryOperator;
@@ -12,7 +12,7 @@ import java.util.function.IntUnaryOperator;
  * with no dnsjava {@code Message} parsed or built. Thread-safe; no I/O.
  *
  * <p>It must send exactly what the slow path would send for the same cache state and clock (parse →
- * Answerer says "forward" → {@code UpstreamForwarder.forward}: cache hit rendered and parsed →
+ * Answerer says "forward" → {@code Forwarder.forward}: cache hit rendered and parsed →
  * {@code Answerer.withEdns} adds our OPT → {@code ResponseEncoder} within the client's UDP limit),
  * so it reproduces those steps on bytes: the cache entry rendered for this query (ID, RD/CD, question
  * case, TTLs counted down), then the OPT that {@code withEdns} adds ({@code Answerer.ourOpt}, encoded
@@ -24,7 +24,7 @@ import java.util.function.IntUnaryOperator;
 public final class CacheReplay {
     private static final int DO_BIT = 0x80; // high byte of the OPT flags
 
-    private final UpstreamForwarder forwarder;
+    private final Forwarder forwarder;
     private final IntUnaryOperator udpLimit;
     private final byte[] opt;
     private final byte[] optDo;
@@ -33,7 +33,7 @@ public final class CacheReplay {
      * {@code answerer}: whose OPT the slow path adds (encoded here once, without and with DO);
      * {@code udpLimit}: the slow path's UDP size limit for an advertised payload (negative: no OPT).
      */
-    public CacheReplay(UpstreamForwarder forwarder, Answerer answerer, IntUnaryOperator udpLimit) {
+    public CacheReplay(Forwarder forwarder, Answerer answerer, IntUnaryOperator udpLimit) {
         this.forwarder = forwarder;
         this.udpLimit = udpLimit;
         this.opt = answerer.ourOpt(false).toWire(Section.ADDITIONAL);

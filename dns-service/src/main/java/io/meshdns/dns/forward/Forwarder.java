@@ -1,5 +1,6 @@
 package io.meshdns.dns.forward;
 
+import io.meshdns.dns.cache.CacheKey;
 import org.xbill.DNS.Message;
 
 import java.util.concurrent.CompletionStage;
@@ -19,5 +20,14 @@ public interface Forwarder {
     /** Like {@link #forward}, telling a cache hit from an upstream's answer (for the rule an answer reports). */
     default CompletionStage<Result> resolve(Message query) {
         return forward(query).thenApply(m -> new Result(m, false));
+    }
+
+    /**
+     * The cache's fresh answer to the wire query {@code query} under {@code key}, ready to send (see
+     * {@link UpstreamForwarder#cachedAnswerWire}); null when {@link #forward} must answer. A forwarder without
+     * a cache always returns null.
+     */
+    default byte[] cachedAnswerWire(CacheKey key, byte[] query, int nameLength, byte[] additional, int maxLength) {
+        return null;
     }
 }

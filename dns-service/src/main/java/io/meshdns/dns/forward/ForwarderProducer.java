@@ -5,12 +5,12 @@ import io.meshdns.dns.cache.CacheMetrics;
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.cache.CacheSettings;
 import io.meshdns.dns.cache.DnsCache;
-import io.meshdns.dns.server.ListenersOpened;
-import io.meshdns.dns.server.ServerConfig;
+import io.meshdns.dns.base.ListenersOpened;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -26,10 +26,13 @@ public class ForwarderProducer {
     @Produces
     @Singleton
     @Startup
-    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig, ServerConfig server,
+    UpstreamForwarder forwarder(Vertx vertx, ForwardConfig forwardConfig, CacheConfig cacheConfig,
+                                @ConfigProperty(name = "meshdns.dns.bind-address", defaultValue = "127.0.0.1") String bindAddress,
+                                @ConfigProperty(name = "meshdns.dns.port", defaultValue = "5353") String port,
                                 MeterRegistry registry, DnsMetrics metrics) {
-        // Our own listen address, to refuse an upstream that is ourselves. The listener validates these keys.
-        ForwardSettings settings = ForwardSettings.from(forwardConfig, server.bindAddress().trim(), portOrZero(server.port()));
+        // Our own listen address (the listener's keys, read here so forwarding does not depend on the listener
+        // package that uses it), to refuse an upstream that is ourselves. The listener validates these keys.
+        ForwardSettings settings = ForwardSettings.from(forwardConfig, bindAddress.trim(), portOrZero(port));
         CacheSettings cacheSettings = CacheSettings.from(cacheConfig);
         DnsCache cache = null;
         if (cacheSettings.enabled()) {

@@ -135,6 +135,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
      * or an answer longer than {@code maxLength} (the slow path truncates it). Only a returned answer
      * is counted, as a cache hit, so the fallback counts the query exactly once.
      */
+    @Override
     public byte[] cachedAnswerWire(CacheKey key, byte[] query, int nameLength, byte[] additional, int maxLength) {
         if (cache == null || !loopProbes.isEmpty() && loopProbes.containsKey(key.name())) {
             return null;

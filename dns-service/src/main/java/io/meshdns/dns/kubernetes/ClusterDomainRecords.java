@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ServiceType;
 import org.xbill.DNS.CNAMERecord;

@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import org.xbill.DNS.Name;
 
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.kubernetes.Contributions.Emitted;
-import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.PTRRecord;

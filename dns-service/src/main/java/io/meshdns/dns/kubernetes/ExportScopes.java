@@ -1,6 +1,6 @@
 package io.meshdns.dns.kubernetes;
 
-import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 
 import java.util.Collection;
 import java.util.HashSet;

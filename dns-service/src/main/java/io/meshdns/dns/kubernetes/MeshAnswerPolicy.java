@@ -1,5 +1,8 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+import io.meshdns.dns.snapshot.MeshIndex;
+
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Type;

@@ -1,6 +1,8 @@
 package io.meshdns.dns.kubernetes;
 
-import io.meshdns.dns.kubernetes.MeshIndex.ExportScope;
+import io.meshdns.dns.snapshot.MeshIndex;
+
+import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 import io.meshdns.model.ShardedMap;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;

@@ -1,5 +1,8 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+import io.meshdns.dns.snapshot.MeshIndex;
+
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.model.Catalog;
 import io.quarkus.runtime.Startup;

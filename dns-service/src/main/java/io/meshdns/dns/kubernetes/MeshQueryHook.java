@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.snapshot.MeshIndex;
+
 import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Flags;

@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import org.xbill.DNS.Name;
 
 import java.net.Inet4Address;
@@ -76,21 +78,8 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
-    public MeshSettings withSpread(Spread s) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, s, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
-    }
-
     public MeshSettings withPlaceholder(Placeholder p) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
-    }
-
-    public MeshSettings withAutopath(boolean a) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, a, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
-    }
-
-    public MeshSettings withFailoverToRemote(boolean f) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                f, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
     }
 
     public MeshSettings withClustersetPerClusterNames(boolean on) {

@@ -1,5 +1,8 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+import io.meshdns.dns.snapshot.MeshIndex;
+
 import io.meshdns.dns.kubernetes.Contributions.Emitted;
 import io.meshdns.dns.snapshot.SourceContent;
 import io.meshdns.dns.snapshot.ZoneContent;

@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.snapshot.MeshIndex;
+
 import io.meshdns.dns.snapshot.ZoneContent;
 
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import io.meshdns.model.CatalogEntry;
 import org.xbill.DNS.Name;
 

@@ -1,11 +1,13 @@
 package io.meshdns.dns.nodelocal;
 
+import io.meshdns.dns.base.StartupOrder;
+
+import io.meshdns.dns.base.ConfigValues;
+
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.metrics.Counters;
 import io.meshdns.dns.server.BindAddressSource;
-import io.meshdns.dns.server.DnsServer;
 import io.meshdns.dns.server.ServerConfig;
-import io.meshdns.dns.server.ServerSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -38,10 +40,6 @@ import java.util.concurrent.atomic.LongAdder;
 @ApplicationScoped
 public class NodeLocalService implements BindAddressSource {
     private static final Logger LOG = Logger.getLogger(NodeLocalService.class);
-    /** After the record sources, before DnsServer binds (DnsServer.STARTUP_PRIORITY). */
-    static final int STARTUP_PRIORITY = DnsServer.STARTUP_PRIORITY - 10;
-    /** After DnsServer has drained and closed its listeners. */
-    static final int SHUTDOWN_PRIORITY = DnsServer.SHUTDOWN_PRIORITY + 1000;
 
     @Inject
     NodeLocalConfig config;
@@ -61,7 +59,7 @@ public class NodeLocalService implements BindAddressSource {
         if (settings == null) {
             NodeLocalSettings s = NodeLocalSettings.from(config);
             if (s.enabled()) {
-                port = ServerSettings.parseInt(ServerConfig.PORT, serverConfig.port(), 0, 65535);
+                port = ConfigValues.parseInt(ServerConfig.PORT, serverConfig.port(), 0, 65535);
                 if (port == 0) {
                     throw new InvalidConfigException(ServerConfig.PORT, "0 (any port) cannot be wired to pods: "
                             + NodeLocalConfig.ENABLED + "=true needs a fixed port (53)");
@@ -77,7 +75,7 @@ public class NodeLocalService implements BindAddressSource {
         return settings().enabled() ? Optional.of(settings().address()) : Optional.empty();
     }
 
-    void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) {
+    void onStart(@Observes @Priority(StartupOrder.NODE_WIRING) StartupEvent event) {
         NodeLocalSettings s = settings();
         if (!s.enabled()) {
             return;
@@ -110,7 +108,7 @@ public class NodeLocalService implements BindAddressSource {
         }
     }
 
-    void onStop(@Observes @Priority(SHUTDOWN_PRIORITY) ShutdownEvent event) {
+    void onStop(@Observes @Priority(StartupOrder.NODE_WIRING_CLOSE) ShutdownEvent event) {
         if (network == null) {
             return;
         }

@@ -1,7 +1,8 @@
 package io.meshdns.dns.nodelocal;
 
+import io.meshdns.dns.base.ConfigValues;
+
 import io.meshdns.dns.InvalidConfigException;
-import io.meshdns.dns.server.ServerSettings;
 import io.netty.util.NetUtil;
 
 import java.time.Duration;
@@ -44,7 +45,7 @@ public record NodeLocalSettings(boolean enabled, String address, boolean ipv6, S
             throw new InvalidConfigException(NodeLocalConfig.RULES, "'" + config.rules() + "' is not one of iptables, nftables, none");
         }
         boolean keep = bool(NodeLocalConfig.KEEP_ON_EXIT, config.keepOnExit());
-        Duration interval = ServerSettings.parseDuration(NodeLocalConfig.CHECK_INTERVAL, config.checkInterval());
+        Duration interval = ConfigValues.parseDuration(NodeLocalConfig.CHECK_INTERVAL, config.checkInterval());
         return new NodeLocalSettings(enabled, canonical, bytes.length == 16, name, rules, keep, interval);
     }
 

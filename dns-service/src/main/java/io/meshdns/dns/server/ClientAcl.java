@@ -1,5 +1,7 @@
 package io.meshdns.dns.server;
 
+import io.meshdns.dns.base.Cidr;
+
 import io.netty.util.NetUtil;
 
 import java.util.List;

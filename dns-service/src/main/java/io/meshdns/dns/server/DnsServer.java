@@ -1,5 +1,10 @@
 package io.meshdns.dns.server;
 
+import io.meshdns.dns.base.ConfigValues;
+
+import io.meshdns.dns.base.ListenersOpened;
+import io.meshdns.dns.base.StartupOrder;
+
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import io.quarkus.runtime.ShutdownEvent;
@@ -19,10 +24,6 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class DnsServer {
     private static final Logger LOG = Logger.getLogger(DnsServer.class);
-    /** Startup order: record sources observe StartupEvent before this (lower number first). */
-    public static final int STARTUP_PRIORITY = 2000;
-    /** Shutdown order: the listeners drain and close first; observers with a higher number run after. */
-    public static final int SHUTDOWN_PRIORITY = 1000;
 
     @Inject
     Vertx vertx;
@@ -45,7 +46,7 @@ public class DnsServer {
     private volatile ListenerLifecycle listeners;
 
     /** Validates the listener config first of all, so a bad key fails the start before any file is read. */
-    void validate(@Observes @Priority(10) StartupEvent event) {
+    void validate(@Observes @Priority(StartupOrder.VALIDATE) StartupEvent event) {
         settings = ServerSettings.from(config);
         for (BindAddressSource source : bindAddressSources) {
             java.util.Optional<String> address = source.bindAddress();
@@ -54,11 +55,11 @@ public class DnsServer {
             }
         }
         udpReceiveBuffer();
-        ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
+        ConfigValues.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
         ListenerLifecycle.checkReusePort(vertx, settings);
     }
 
-    void onStart(@Observes @Priority(STARTUP_PRIORITY) StartupEvent event) throws Exception {
+    void onStart(@Observes @Priority(StartupOrder.LISTENERS) StartupEvent event) throws Exception {
         store.publishInitial();
         // Build the request path (handlers, the forwarder and its upstream sockets) on this thread before the
         // listeners open. Left to the first query, its creation ran on the event loop while this thread, starting
@@ -77,7 +78,7 @@ public class DnsServer {
     }
 
     /** Before the default priority, so whatever the listeners need (the node-local interface) is removed after them. */
-    void onStop(@Observes @Priority(SHUTDOWN_PRIORITY) ShutdownEvent event) {
+    void onStop(@Observes @Priority(StartupOrder.LISTENERS_CLOSE) ShutdownEvent event) {
         if (listeners != null) {
             listeners.stop();
         }
@@ -100,7 +101,7 @@ public class DnsServer {
     }
 
     private int udpReceiveBuffer() {
-        return ServerSettings.parseInt(ServerConfig.UDP_RECEIVE_BUFFER, config.udp().receiveBuffer(), 4096,
+        return ConfigValues.parseInt(ServerConfig.UDP_RECEIVE_BUFFER, config.udp().receiveBuffer(), 4096,
                 Integer.MAX_VALUE);
     }
 }

@@ -1,5 +1,7 @@
 package io.meshdns.dns.server;
 
+import io.meshdns.dns.base.ConfigValues;
+
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.snapshot.Snapshot;
@@ -78,7 +80,7 @@ public class RequestProcessor {
         ServerSettings settings = ServerSettings.from(config);
         encoder = new ResponseEncoder(settings.maxUdpPayload());
         queryLog = settings.queryLog();
-        int memoEntries = ServerSettings.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
+        int memoEntries = ConfigValues.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
                 10_000_000);
         memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
         if (memo != null) {
@@ -339,13 +341,4 @@ public class RequestProcessor {
         return r;
     }
 
-    List<Integer> handledOpcodes() {
-        List<Integer> list = new java.util.ArrayList<>();
-        for (int i = 0; i < byOpcode.length; i++) {
-            if (byOpcode[i] != null) {
-                list.add(i);
-            }
-        }
-        return list;
-    }
 }

@@ -1,4 +1,6 @@
-package io.meshdns.dns.kubernetes;
+package io.meshdns.dns.snapshot;
+
+import io.meshdns.dns.base.Names;
 
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;

@@ -1,6 +1,5 @@
 package io.meshdns.dns.snapshot;
 
-import io.meshdns.dns.kubernetes.MeshIndex;
 import io.meshdns.model.ShardedMap;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
@@ -62,11 +61,6 @@ public final class Snapshot {
     /** The mesh index compiled with this snapshot's mesh zones; {@link MeshIndex#EMPTY} without a catalog. */
     public MeshIndex mesh() {
         return mesh;
-    }
-
-    /** This snapshot with another mesh index (same version and records); for tests and the store. */
-    public Snapshot withMesh(MeshIndex index) {
-        return new Snapshot(version, zones, overlay, index == null ? MeshIndex.EMPTY : index);
     }
 
     public Collection<ZoneIndex> zones() {

@@ -1,12 +1,16 @@
 package io.meshdns.dns.snapshot;
 
-import io.meshdns.dns.kubernetes.MeshIndex;
+import io.meshdns.dns.base.StartupOrder;
 import io.meshdns.dns.metrics.Counters;
+import io.quarkus.arc.All;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
@@ -31,8 +35,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link ZonePatch}es changes only the owners they name, unless another source holds records in the
  * same zone (then that zone is recompiled from every source's content, the safe way).
  *
- * <p>To feed dns-service from a new place, implement {@link RecordSource} and call
- * {@link #register(RecordSource)} (typically from a startup observer).
+ * <p>To feed dns-service from a new place, make a bean that implements {@link RecordSource}: every such bean
+ * is collected here and started before the listeners bind.
  */
 @ApplicationScoped
 public class SnapshotStore {
@@ -49,13 +53,24 @@ public class SnapshotStore {
     @Inject
     MeterRegistry registry;
 
-    void init(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent ignored) {
+    /** Every record source of the application; started (in id order) before the listeners bind. */
+    @Inject
+    @All
+    List<RecordSource> recordSources;
+
+    /** After the configuration checks, before the node wiring and the listeners (see {@link StartupOrder}). */
+    void startSources(@Observes @Priority(StartupOrder.RECORD_SOURCES) StartupEvent ignored) throws Exception {
         Gauge.builder("meshdns.snapshot.version", this, s -> s.current.version())
                 .description("Version of the record snapshot being served; it increases on every reload")
                 .register(registry);
+        List<RecordSource> ordered = new ArrayList<>(recordSources);
+        ordered.sort(java.util.Comparator.comparing(RecordSource::id));
+        for (RecordSource source : ordered) {
+            start(source);
+        }
     }
 
-    /** Before any source can publish (sources register from startup observers, in no fixed order). */
+    /** Before any source can publish. */
     @PostConstruct
     void counters() {
         patched = updates("patch");
@@ -75,15 +90,22 @@ public class SnapshotStore {
         return lastSwap;
     }
 
-    /** The id of the source that holds zone {@code origin} ({@code zone-file:…}, {@code discovery:…}, …), or null. */
-    public synchronized String sourceOfZone(org.xbill.DNS.Name origin) {
+    /**
+     * Where zone {@code origin} came from ({@code zone-file:/path}, {@code discovery:…}, …, as the source that holds
+     * it says), or null.
+     */
+    public synchronized String sourceOfZone(Name origin) {
         for (Map.Entry<String, SourceContent> e : contentBySource.entrySet()) {
-            if (e.getValue().zone(origin) != null) return e.getKey();
+            if (e.getValue().zone(origin) == null) continue;
+            for (RecordSource source : sources) {
+                if (source.id().equals(e.getKey())) return source.originOf(origin);
+            }
+            return e.getKey();
         }
         return null;
     }
 
-    /** The record sources registered so far, in registration order. */
+    /** The record sources started so far, in start order. */
     public List<RecordSource> sources() {
         return List.copyOf(sources);
     }
@@ -102,20 +124,10 @@ public class SnapshotStore {
      * Starts {@code source}; its content joins the snapshot each time it publishes. A source that
      * publishes inside {@code start} (the file sources do) is in the snapshot when this returns.
      */
-    public void register(RecordSource source) throws Exception {
+    private void start(RecordSource source) throws Exception {
         sources.add(source);
         String id = source.id();
         source.start(new RecordSource.Sink() {
-            @Override
-            public void publish(List<ZoneContent> content) {
-                SnapshotStore.this.publish(id, content);
-            }
-
-            @Override
-            public void patch(List<ZonePatch> patches, SourceContent content) {
-                SnapshotStore.this.patch(id, patches, content);
-            }
-
             @Override
             public void publish(List<ZoneContent> content, MeshIndex mesh) {
                 SnapshotStore.this.publish(id, content, mesh);

@@ -1,5 +1,7 @@
 package io.meshdns.dns.snapshot;
 
+import io.meshdns.dns.base.Names;
+
 import io.meshdns.model.ShardedMap;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.RRset;

@@ -1,76 +1,115 @@
 package io.meshdns.dns.zonefile;
 
 import io.meshdns.dns.InvalidConfigException;
-import io.meshdns.dns.server.DnsServer;
-import io.meshdns.dns.server.ServerSettings;
-import io.meshdns.dns.snapshot.SnapshotStore;
+import io.meshdns.dns.base.ConfigValues;
+import io.meshdns.dns.snapshot.RecordSource;
+import io.meshdns.dns.snapshot.ZoneContent;
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
+import org.xbill.DNS.Name;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Registers the configured zone files and hosts files with the {@link SnapshotStore} at start
- * (before the listeners bind) and polls them for changes on one background thread, never on an
- * event loop. A file that is missing or does not parse at start stops the service, naming the key.
+ * The configured zone files and hosts files, as one {@link RecordSource}: loaded at start (before the
+ * listeners bind) and polled for changes on one background thread, never on an event loop. A file that is
+ * missing or does not parse at start stops the service, naming the key; a later broken edit keeps the
+ * file's last good content. The source publishes the content of every file together, so a change to one
+ * file recompiles the zones of all of them (files are few; the discovery feed, which changes often, patches).
  */
 @ApplicationScoped
-public class FileSources {
+public class FileSources implements RecordSource {
     private static final Logger LOG = Logger.getLogger(FileSources.class);
+    static final String ID = "files";
 
     @Inject
     FileSourceConfig config;
-    @Inject
-    SnapshotStore store;
 
-    private final List<FileRecordSource> sources = new ArrayList<>();
+    private final Map<WatchedFile, List<ZoneContent>> contentByFile = new LinkedHashMap<>();
+    private Sink sink;
     private ScheduledExecutorService poller;
 
-    void onStart(@Observes @Priority(DnsServer.STARTUP_PRIORITY - 100) StartupEvent event) {
-        Duration interval = ServerSettings.parseDuration(FileSourceConfig.RELOAD_INTERVAL, config.reloadInterval());
-        long ttl = parseTtl(config.hostsTtl());
-        for (String file : nonBlank(config.zoneFiles().orElse(List.of()))) {
-            register(FileSourceConfig.ZONE_FILES, FileRecordSource.zoneFile(Path.of(file)));
-        }
-        for (String file : nonBlank(config.hostsFiles().orElse(List.of()))) {
-            register(FileSourceConfig.HOSTS_FILES, FileRecordSource.hostsFile(Path.of(file), ttl));
-        }
-        if (!sources.isEmpty()) {
-            poller = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "meshdns-file-reload");
-                t.setDaemon(true);
-                return t;
-            });
-            poller.scheduleWithFixedDelay(this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-        }
+    @Override
+    public String id() {
+        return ID;
     }
 
-    private void register(String key, FileRecordSource source) {
+    @Override
+    public synchronized void start(Sink sink) {
+        this.sink = sink;
+        Duration interval = ConfigValues.parseDuration(FileSourceConfig.RELOAD_INTERVAL, config.reloadInterval());
+        long ttl = parseTtl(config.hostsTtl());
+        for (String file : nonBlank(config.zoneFiles().orElse(List.of()))) {
+            load(FileSourceConfig.ZONE_FILES, WatchedFile.zoneFile(Path.of(file)));
+        }
+        for (String file : nonBlank(config.hostsFiles().orElse(List.of()))) {
+            load(FileSourceConfig.HOSTS_FILES, WatchedFile.hostsFile(Path.of(file), ttl));
+        }
+        if (contentByFile.isEmpty()) {
+            return;
+        }
+        publishAll();
+        poller = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "meshdns-file-reload");
+            t.setDaemon(true);
+            return t;
+        });
+        poller.scheduleWithFixedDelay(this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void load(String key, WatchedFile file) {
         try {
-            store.register(source);
-            sources.add(source);
+            file.start(content -> changed(file, content));
         } catch (Exception e) {
             throw new InvalidConfigException(key, e.getMessage(), e);
         }
     }
 
+    /** A file (re)loaded: at start only recorded (published once, all together), later published at once. */
+    private synchronized void changed(WatchedFile file, List<ZoneContent> content) {
+        boolean starting = !contentByFile.containsKey(file);
+        contentByFile.put(file, content);
+        if (!starting) publishAll();
+    }
+
+    private void publishAll() {
+        List<ZoneContent> all = new ArrayList<>();
+        contentByFile.values().forEach(all::addAll);
+        sink.publish(all, null);
+    }
+
+    @Override
+    public synchronized List<String> inputs() {
+        return contentByFile.keySet().stream().map(WatchedFile::id).toList();
+    }
+
+    @Override
+    public synchronized String originOf(Name origin) {
+        for (Map.Entry<WatchedFile, List<ZoneContent>> e : contentByFile.entrySet()) {
+            for (ZoneContent z : e.getValue()) {
+                if (z.authoritative() && z.origin().equals(origin)) return e.getKey().id();
+            }
+        }
+        return ID;
+    }
+
     private void poll() {
-        for (FileRecordSource source : sources) {
+        for (WatchedFile file : List.copyOf(contentByFile.keySet())) {
             try {
-                source.checkForChange();
+                file.checkForChange();
             } catch (RuntimeException e) {
-                LOG.errorf(e, "polling %s", source.id());
+                LOG.errorf(e, "polling %s", file.id());
             }
         }
     }
@@ -91,9 +130,14 @@ public class FileSources {
         return values.stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
     }
 
-    void onStop(@Observes ShutdownEvent event) {
+    @Override
+    public void stop() {
         if (poller != null) {
             poller.shutdownNow();
         }
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        stop();
     }
 }

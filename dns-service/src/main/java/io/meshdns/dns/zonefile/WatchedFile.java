@@ -1,6 +1,5 @@
 package io.meshdns.dns.zonefile;
 
-import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.ZoneContent;
 import org.jboss.logging.Logger;
 
@@ -12,14 +11,14 @@ import java.util.List;
 import java.util.function.Consumer;
 
 /**
- * A zone file or a hosts file as a {@link RecordSource}. {@link #start} loads it synchronously (a
+ * One zone file or hosts file of {@link FileSources}. {@link #start} loads it synchronously (a
  * broken file fails the start); {@link #checkForChange()} is polled and reloads when the file's
  * modification time or size changed. A reload that fails keeps serving the last good content.
  * Polling rather than WatchService: it also sees Kubernetes ConfigMap symlink swaps and works on
  * every file system.
  */
-public final class FileRecordSource implements RecordSource {
-    private static final Logger LOG = Logger.getLogger(FileRecordSource.class);
+public final class WatchedFile {
+    private static final Logger LOG = Logger.getLogger(WatchedFile.class);
 
     /** Reads a file into content; throws with file and line on a parse error. */
     @FunctionalInterface
@@ -33,22 +32,22 @@ public final class FileRecordSource implements RecordSource {
     private Consumer<List<ZoneContent>> publish;
     private FileStamp lastStamp;
 
-    public FileRecordSource(String kind, Path file, Loader loader) {
+    public WatchedFile(String kind, Path file, Loader loader) {
         this.kind = kind;
         this.file = file;
         this.loader = loader;
     }
 
-    public static FileRecordSource zoneFile(Path file) {
-        return new FileRecordSource("zone-file", file, ZoneFileParser::parse);
+    public static WatchedFile zoneFile(Path file) {
+        return new WatchedFile("zone-file", file, ZoneFileParser::parse);
     }
 
-    public static FileRecordSource hostsFile(Path file, long ttl) {
-        return new FileRecordSource("hosts-file", file,
+    public static WatchedFile hostsFile(Path file, long ttl) {
+        return new WatchedFile("hosts-file", file,
                 f -> HostsFileParser.parse(f.toString(), Files.readAllLines(f), ttl));
     }
 
-    @Override
+    /** {@code zone-file:/path} or {@code hosts-file:/path}, as logs, the status page and explain name it. */
     public String id() {
         return kind + ":" + file;
     }
@@ -57,7 +56,7 @@ public final class FileRecordSource implements RecordSource {
         return file;
     }
 
-    @Override
+    /** Loads the file and hands its content to {@code publish}; a missing or broken file throws. */
     public synchronized void start(Consumer<List<ZoneContent>> publish) throws ZoneFileException, IOException {
         this.publish = publish;
         if (!Files.isRegularFile(file)) {

@@ -1,5 +1,7 @@
 package io.meshdns.dns.discovery;
 
+import io.meshdns.dns.snapshot.WholeContentSink;
+
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.metrics.BuildInfo;
 import io.meshdns.dns.kubernetes.MeshSettings;
@@ -85,7 +87,7 @@ class DiscoveryClientTest {
         DiscoveryClientConfig cfg = config(url, token, file);
         DiscoveryRecordSource s = new DiscoveryRecordSource(cfg, new MeshNaming(settings), vertx, registry);
         sources.add(s);
-        s.start(published::set);
+        s.start(new WholeContentSink(published::set));
         s.connectFeed(); // DnsServer has it connected once the listeners are open
         return s;
     }

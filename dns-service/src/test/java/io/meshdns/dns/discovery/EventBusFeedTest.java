@@ -1,5 +1,7 @@
 package io.meshdns.dns.discovery;
 
+import io.meshdns.dns.snapshot.WholeContentSink;
+
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshSettings;
 import io.meshdns.dns.snapshot.ZoneContent;
@@ -53,7 +55,7 @@ class EventBusFeedTest {
         AtomicReference<List<ZoneContent>> published = new AtomicReference<>();
         source = new DiscoveryRecordSource(DiscoveryClientTest.config(DiscoveryClientConfig.EVENT_BUS, null, null),
                 new MeshNaming(MeshSettings.defaults()), vertx, new SimpleMeterRegistry());
-        source.start(published::set);
+        source.start(new WholeContentSink(published::set));
         source.connectFeed(); // DnsServer has it connected once the listeners are open
         assertTrue(!source.loaded());
         ready.set(true);

@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import io.meshdns.dns.DnsClient;
 import io.meshdns.dns.server.DnsServer;
 import io.quarkus.test.junit.QuarkusTest;

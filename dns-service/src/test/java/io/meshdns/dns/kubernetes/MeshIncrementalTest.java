@@ -1,5 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
+import io.meshdns.dns.base.Names;
+
 import io.meshdns.dns.snapshot.Node;
 import io.meshdns.dns.snapshot.Snapshot;
 import io.meshdns.dns.snapshot.SnapshotStore;
