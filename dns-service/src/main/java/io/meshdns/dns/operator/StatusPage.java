@@ -72,7 +72,9 @@ public class StatusPage {
         page.section("Record sources");
         List<List<String>> sources = new ArrayList<>();
         for (RecordSource s : store.sources()) {
-            sources.add(List.of(s.id(), s.getClass().getSimpleName().replaceAll("_.*", "")));
+            for (String input : s.inputs()) {
+                sources.add(List.of(input, s.getClass().getSimpleName().replaceAll("_.*", "")));
+            }
         }
         page.table("sources", List.of("source", "kind"), sources, "no sources registered");
 
