@@ -1,9 +1,10 @@
 package io.meshdns.discovery.manifest;
 
+import io.meshdns.discovery.kinds.DiscoveryKinds;
+
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.meshdns.discovery.translate.Translation;
-import io.meshdns.discovery.translate.Translator;
 
 /**
  * The manifest file source's parse path: one file's bytes → YAML/JSON documents → fabric8 objects
@@ -20,8 +21,8 @@ class ManifestFileFuzz {
             return;
         }
         for (HasMetadata obj : ((ManifestFile.Loaded) result).objects()) {
-            Translator.kindOf(obj);
-            Translation t = Translator.translate("fuzz", obj);
+            DiscoveryKinds.kindOf(obj);
+            Translation t = DiscoveryKinds.translate("fuzz", obj);
             if (t == null) throw new AssertionError("no translation for " + obj);
         }
     }

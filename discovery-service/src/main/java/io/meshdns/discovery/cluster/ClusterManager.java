@@ -1,5 +1,7 @@
 package io.meshdns.discovery.cluster;
 
+import io.meshdns.model.Kind;
+
 import io.meshdns.discovery.rejection.RejectionReporter;
 
 import io.fabric8.kubernetes.api.model.Secret;
@@ -165,8 +167,11 @@ public class ClusterManager {
     }
 
     private ClusterWatcher.Options watcherOptions() {
-        return new ClusterWatcher.Options(config.watchPods(), config.watchServiceEntries(), config.watchServiceImports(),
-                config.staleAfter(), config.reconcileInterval(), config.crdRetryInterval());
+        java.util.Set<Kind> optional = java.util.EnumSet.noneOf(Kind.class);
+        if (config.watchPods()) optional.add(Kind.POD);
+        if (config.watchServiceEntries()) optional.add(Kind.SERVICE_ENTRY);
+        if (config.watchServiceImports()) optional.add(Kind.SERVICE_IMPORT);
+        return new ClusterWatcher.Options(optional, config.staleAfter(), config.reconcileInterval(), config.crdRetryInterval());
     }
 
     private void tick() {

@@ -9,7 +9,8 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.discovery.translate.Translation;
-import io.meshdns.discovery.translate.Translator;
+import io.meshdns.discovery.kinds.DiscoveryKind;
+import io.meshdns.discovery.kinds.DiscoveryKinds;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.Kind;
@@ -42,9 +43,15 @@ import java.util.function.Function;
 public final class ClusterWatcher implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ClusterWatcher.class);
 
-    /** The knobs a watcher needs, taken from the config once. */
-    public record Options(boolean watchPods, boolean watchServiceEntries, boolean watchServiceImports,
-                          Duration staleAfter, Duration resync, Duration crdRetry) {
+    /**
+     * The knobs a watcher needs, taken from the config once.
+     *
+     * @param optionalKinds the optional kinds of {@link DiscoveryKinds} that are on (Pods, ServiceEntries, ServiceImports)
+     */
+    public record Options(Set<Kind> optionalKinds, Duration staleAfter, Duration resync, Duration crdRetry) {
+        public Options {
+            optionalKinds = Set.copyOf(optionalKinds);
+        }
     }
 
     /**
@@ -123,15 +130,11 @@ public final class ClusterWatcher implements AutoCloseable {
         metrics.clusterWatching(cluster, watchingGauge);
         aggregator.updateCluster(status());
         thread.execute(() -> {
-            watch(Kind.NAMESPACE, "v1", c -> c.namespaces().runnableInformer(resyncMillis()));
-            watch(Kind.SERVICE, "v1", c -> c.services().inAnyNamespace().runnableInformer(resyncMillis()));
-            watch(Kind.ENDPOINT_SLICE, "discovery.k8s.io/v1",
-                    c -> c.discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(resyncMillis()));
-            if (options.watchPods()) {
-                watch(Kind.POD, "v1", c -> c.pods().inAnyNamespace().runnableInformer(resyncMillis()));
+            for (DiscoveryKind k : DiscoveryKinds.ALL) {
+                if (!k.enabled(options.optionalKinds())) continue;
+                if (k.custom()) crdMissing.put(k.kind(), true); // watched once its CRD is served
+                else watch(k.kind(), k.apiVersions().get(0), informerOf(k, k.apiVersions().get(0)));
             }
-            if (options.watchServiceEntries()) crdMissing.put(Kind.SERVICE_ENTRY, true);
-            if (options.watchServiceImports()) crdMissing.put(Kind.SERVICE_IMPORT, true);
             watchCustomResources();
         });
     }
@@ -240,25 +243,20 @@ public final class ClusterWatcher implements AutoCloseable {
 
     private void watchCustomResources() {
         nextCrdCheckMillis = System.currentTimeMillis() + options.crdRetry().toMillis();
-        if (Boolean.TRUE.equals(crdMissing.get(Kind.SERVICE_ENTRY))) {
-            // Istio serves ServiceEntry as v1 since 1.22; older meshes only have v1beta1.
-            for (String version : List.of("networking.istio.io/v1", "networking.istio.io/v1beta1")) {
-                if (crdServed(version, "ServiceEntry")) {
-                    watch(Kind.SERVICE_ENTRY, version,
-                            c -> c.genericKubernetesResources(version, "ServiceEntry").inAnyNamespace().runnableInformer(resyncMillis()));
-                    crdMissing.put(Kind.SERVICE_ENTRY, false);
+        for (DiscoveryKind k : DiscoveryKinds.ALL) {
+            if (!Boolean.TRUE.equals(crdMissing.get(k.kind()))) continue;
+            for (String version : k.apiVersions()) {
+                if (crdServed(version, k.kindName())) {
+                    watch(k.kind(), version, informerOf(k, version));
+                    crdMissing.put(k.kind(), false);
                     break;
                 }
             }
         }
-        if (Boolean.TRUE.equals(crdMissing.get(Kind.SERVICE_IMPORT))) {
-            String version = "multicluster.x-k8s.io/v1alpha1";
-            if (crdServed(version, "ServiceImport")) {
-                watch(Kind.SERVICE_IMPORT, version,
-                        c -> c.genericKubernetesResources(version, "ServiceImport").inAnyNamespace().runnableInformer(resyncMillis()));
-                crdMissing.put(Kind.SERVICE_IMPORT, false);
-            }
-        }
+    }
+
+    private Function<KubernetesClient, SharedIndexInformer<? extends HasMetadata>> informerOf(DiscoveryKind k, String version) {
+        return c -> k.informer().create(c, version, resyncMillis());
     }
 
     private boolean crdServed(String apiVersion, String kind) {
@@ -291,7 +289,7 @@ public final class ClusterWatcher implements AutoCloseable {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private <T extends HasMetadata> void watch(Kind kind, String apiVersion, Function<KubernetesClient, SharedIndexInformer<T>> typedFactory) {
+    private void watch(Kind kind, String apiVersion, Function<KubernetesClient, ? extends SharedIndexInformer<? extends HasMetadata>> typedFactory) {
         Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory = (Function) typedFactory;
         SharedIndexInformer<HasMetadata> informer = factory.apply(client);
         informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
@@ -335,7 +333,7 @@ public final class ClusterWatcher implements AutoCloseable {
     private void apply(Kind kind, HasMetadata obj) {
         if (closed) return;
         metrics.event(cluster, kind);
-        Translation t = Translator.translate(cluster, obj);
+        Translation t = DiscoveryKinds.translate(cluster, obj);
         if (t instanceof Translation.Accepted a) {
             aggregator.upsert(a.entry());
         } else if (t instanceof Translation.Skipped s) {
@@ -350,7 +348,7 @@ public final class ClusterWatcher implements AutoCloseable {
     private void remove(Kind kind, HasMetadata obj) {
         if (closed) return;
         metrics.event(cluster, kind);
-        ObjectRef ref = Translator.refOf(cluster, obj);
+        ObjectRef ref = DiscoveryKinds.refOf(cluster, obj);
         if (ref != null) aggregator.delete(ref);
     }
 
@@ -360,7 +358,7 @@ public final class ClusterWatcher implements AutoCloseable {
             List<CatalogEntry> truth = new ArrayList<>();
             Set<ObjectRef> keep = new HashSet<>();
             for (HasMetadata obj : w.informer().getStore().list()) {
-                Translation t = Translator.translate(cluster, obj);
+                Translation t = DiscoveryKinds.translate(cluster, obj);
                 if (t instanceof Translation.Accepted a) {
                     truth.add(a.entry());
                 } else if (t instanceof Translation.Rejected r) {

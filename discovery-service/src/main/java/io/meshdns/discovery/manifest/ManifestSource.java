@@ -5,7 +5,7 @@ import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.rejection.RejectionReporter;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.discovery.translate.Translation;
-import io.meshdns.discovery.translate.Translator;
+import io.meshdns.discovery.kinds.DiscoveryKinds;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.Kind;
@@ -192,12 +192,12 @@ public final class ManifestSource {
                     LOG.warnf("manifest %s: cluster '%s' is watched through its API; its manifests are ignored", file, cluster);
                     continue;
                 }
-                Kind kind = Translator.kindOf(obj);
+                Kind kind = DiscoveryKinds.kindOf(obj);
                 if (kind == null) continue; // Deployments and friends: not ours, silently.
                 metrics.event(cluster, kind);
                 Translation t;
                 try {
-                    t = Translator.translate(cluster, obj);
+                    t = DiscoveryKinds.translate(cluster, obj);
                 } catch (RuntimeException | StackOverflowError e) {
                     LOG.errorf("manifest %s: %s %s cannot be translated (%s); skipped", file, obj.getKind(),
                             obj.getMetadata() == null ? "?" : obj.getMetadata().getName(), e);

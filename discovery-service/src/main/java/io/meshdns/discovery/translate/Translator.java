@@ -21,9 +21,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Pure translation of fabric8 objects into catalog entries: no I/O, no clock, no state. The same
- * functions serve informers and the manifest files, so a manifest means exactly what the same
- * object in a cluster means.
+ * Pure translation of fabric8 objects into catalog entries, one function per kind: no I/O, no clock, no
+ * state. The kind table ({@code kinds.DiscoveryKinds}) dispatches to them for informers and manifest files
+ * alike, so a manifest means exactly what the same object in a cluster means.
  */
 public final class Translator {
     public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
@@ -38,20 +38,6 @@ public final class Translator {
     private static final Set<String> RESOLUTIONS = Set.of("NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN");
 
     private Translator() {
-    }
-
-    /** Translates any supported object; an unsupported kind is {@link Translation.Skipped} with a null ref. */
-    public static Translation translate(String cluster, HasMetadata obj) {
-        if (obj instanceof io.fabric8.kubernetes.api.model.Service s) return service(cluster, s);
-        if (obj instanceof io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice e) return endpointSlice(cluster, e);
-        if (obj instanceof io.fabric8.kubernetes.api.model.Namespace n) return namespace(cluster, n);
-        if (obj instanceof io.fabric8.kubernetes.api.model.Pod p) return pod(cluster, p);
-        if (obj instanceof GenericKubernetesResource g) {
-            String group = groupOf(g.getApiVersion());
-            if ("ServiceEntry".equals(g.getKind()) && ISTIO_GROUP.equals(group)) return serviceEntry(cluster, g);
-            if ("ServiceImport".equals(g.getKind()) && MCS_GROUP.equals(group)) return serviceImport(cluster, g);
-        }
-        return new Translation.Skipped(null, "unsupported kind " + obj.getApiVersion() + "/" + obj.getKind());
     }
 
     public static Translation namespace(String cluster, io.fabric8.kubernetes.api.model.Namespace ns) {
@@ -366,25 +352,14 @@ public final class Translator {
         return new Translation.Accepted(new CatalogEntry.ServiceImport(cluster, ns, name, type, ips, ports));
     }
 
-    /** The ref an object has (or had): used for deletes, which must not depend on the object being valid. */
-    public static ObjectRef refOf(String cluster, HasMetadata obj) {
+    /**
+     * The ref an object of {@code kind} has (or had): used for deletes, which must not depend on the object being
+     * valid. Null without a name.
+     */
+    public static ObjectRef refOf(String cluster, Kind kind, HasMetadata obj) {
         String name = name(obj);
         if (name == null) return null;
-        Kind kind = kindOf(obj);
-        if (kind == null) return null;
         return new ObjectRef(cluster, kind, kind == Kind.NAMESPACE ? "" : namespaceOf(obj), name);
-    }
-
-    public static Kind kindOf(HasMetadata obj) {
-        if (obj instanceof io.fabric8.kubernetes.api.model.Service) return Kind.SERVICE;
-        if (obj instanceof io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice) return Kind.ENDPOINT_SLICE;
-        if (obj instanceof io.fabric8.kubernetes.api.model.Namespace) return Kind.NAMESPACE;
-        if (obj instanceof io.fabric8.kubernetes.api.model.Pod) return Kind.POD;
-        if (obj instanceof GenericKubernetesResource g) {
-            if ("ServiceEntry".equals(g.getKind())) return Kind.SERVICE_ENTRY;
-            if ("ServiceImport".equals(g.getKind())) return Kind.SERVICE_IMPORT;
-        }
-        return null;
     }
 
     private static String transportOf(Object istioProtocol) {
@@ -411,12 +386,6 @@ public final class Translator {
             return null;
         }
         return n >= 1 && n <= 65535 ? (int) n : null;
-    }
-
-    private static String groupOf(String apiVersion) {
-        if (apiVersion == null) return "";
-        int slash = apiVersion.indexOf('/');
-        return slash < 0 ? "" : apiVersion.substring(0, slash);
     }
 
     private static String name(HasMetadata o) {

@@ -1,5 +1,7 @@
 package io.meshdns.discovery.cluster;
 
+import io.meshdns.discovery.kinds.DiscoveryKinds;
+
 import io.meshdns.discovery.rejection.RejectionReporter;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -98,7 +100,7 @@ class WatchFaultTest {
         KubernetesClient client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(MockKubernetesCluster.kubeconfig(CLUSTER, proxy.url()))).build();
         watcher = new ClusterWatcher(CLUSTER, false, client, true, catalog, metrics,
                 new RejectionReporter(false, Runnable::run),
-                new ClusterWatcher.Options(false, true, false, staleAfter, Duration.ofMinutes(10), Duration.ofSeconds(1)));
+                new ClusterWatcher.Options(java.util.Set.of(io.meshdns.model.Kind.SERVICE_ENTRY), staleAfter, Duration.ofMinutes(10), Duration.ofSeconds(1)));
         watcher.start();
         // ClusterManager's cadence; the periodic reconcile is left out (10 minutes): convergence must not need it.
         scheduler.scheduleWithFixedDelay(watcher::tick, 1000, 1000, TimeUnit.MILLISECONDS);
@@ -326,7 +328,7 @@ class WatchFaultTest {
         objects.addAll(c.genericKubernetesResources("networking.istio.io/v1", "ServiceEntry").inAnyNamespace().list().getItems());
         Map<ObjectRef, CatalogEntry> out = new HashMap<>();
         for (HasMetadata o : objects) {
-            if (Translator.translate(CLUSTER, o) instanceof Translation.Accepted a) out.put(a.entry().ref(), a.entry());
+            if (DiscoveryKinds.translate(CLUSTER, o) instanceof Translation.Accepted a) out.put(a.entry().ref(), a.entry());
         }
         return out;
     }

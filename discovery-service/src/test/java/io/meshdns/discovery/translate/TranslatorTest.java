@@ -1,5 +1,7 @@
 package io.meshdns.discovery.translate;
 
+import io.meshdns.discovery.kinds.DiscoveryKinds;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -151,7 +153,7 @@ class TranslatorTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("accepted")
     void translatesValidObjects(String name, String yaml, CatalogEntry expected) {
-        Translation t = Translator.translate("east", parse(yaml));
+        Translation t = DiscoveryKinds.translate("east", parse(yaml));
         assertEquals(new Translation.Accepted(expected), t, name);
     }
 
@@ -241,7 +243,7 @@ class TranslatorTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rejected")
     void rejectsMalformedObjectsWithAReason(String name, String yaml, String reasonPart) {
-        Translation t = Translator.translate("east", parse(yaml));
+        Translation t = DiscoveryKinds.translate("east", parse(yaml));
         Translation.Rejected r = assertInstanceOf(Translation.Rejected.class, t, name);
         assertTrue(r.reason().contains(reasonPart), name + ": " + r.reason());
         assertEquals("bad", r.ref().name());
@@ -273,7 +275,7 @@ class TranslatorTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("skipped")
     void skipsValidObjectsThatGiveNoRecords(String name, String yaml) {
-        Translation t = Translator.translate("east", parse(yaml));
+        Translation t = DiscoveryKinds.translate("east", parse(yaml));
         assertInstanceOf(Translation.Skipped.class, t, name);
         assertEquals("p", t.ref().name());
     }

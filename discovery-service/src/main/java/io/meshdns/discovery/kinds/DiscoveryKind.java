@@ -1,0 +1,61 @@
+package io.meshdns.discovery.kinds;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.meshdns.discovery.translate.Translation;
+import io.meshdns.model.Kind;
+
+import java.util.List;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * One Kubernetes kind discovery reads, everything about it in one row of {@link DiscoveryKinds}: its API
+ * versions, how a cluster watcher lists and watches it, how an object of it is recognised (typed fabric8
+ * class, or kind name and API group for custom resources) and translated, and whether it is on.
+ *
+ * @param kind         the catalog's kind
+ * @param kindName     the Kubernetes kind ({@code Service}, {@code ServiceEntry})
+ * @param apiVersions  the versions it is read at, preferred first; a custom resource is watched at the first one
+ *                     its cluster serves, and not at all (idle, checked again every crd-retry-interval) until one is
+ * @param custom       a custom resource (read as a generic resource; its CRD may be missing)
+ * @param typedClass   the fabric8 class of a built-in kind, null for a custom resource
+ * @param informer     a not-yet-started informer over every namespace, at the given version and resync period
+ * @param translator   the pure translation of one object (from {@code translate/})
+ * @param optional     switched by one of the watcher's {@code optionalKinds} (a key such as
+ *                     {@code meshdns.discovery.watch-pods}); the others are always on
+ */
+public record DiscoveryKind(Kind kind, String kindName, List<String> apiVersions, boolean custom,
+                            Class<? extends HasMetadata> typedClass, Informers informer,
+                            BiFunction<String, HasMetadata, Translation> translator, boolean optional) {
+
+    /** Builds the informer of a kind on one cluster. */
+    @FunctionalInterface
+    public interface Informers {
+        SharedIndexInformer<? extends HasMetadata> create(KubernetesClient client, String apiVersion, long resyncMillis);
+    }
+
+    /** Whether {@code obj} is of this kind: by class for built-in kinds, by kind name and API group otherwise. */
+    public boolean matches(HasMetadata obj) {
+        if (typedClass != null) return typedClass.isInstance(obj);
+        if (!(obj instanceof GenericKubernetesResource g) || !kindName.equals(g.getKind())) return false;
+        String group = groupOf(g.getApiVersion());
+        for (String v : apiVersions) {
+            if (groupOf(v).equals(group)) return true;
+        }
+        return false;
+    }
+
+    /** On for a watcher whose optional kinds are {@code enabledOptional}. */
+    public boolean enabled(Set<Kind> enabledOptional) {
+        return !optional || enabledOptional.contains(kind);
+    }
+
+    static String groupOf(String apiVersion) {
+        if (apiVersion == null) return "";
+        int slash = apiVersion.indexOf('/');
+        return slash < 0 ? "" : apiVersion.substring(0, slash);
+    }
+}
