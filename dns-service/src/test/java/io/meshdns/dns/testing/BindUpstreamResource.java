@@ -1,5 +1,7 @@
 package io.meshdns.dns.testing;
 
+import io.meshdns.testsupport.upstream.BindServer;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

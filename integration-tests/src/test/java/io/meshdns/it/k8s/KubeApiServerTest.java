@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import io.meshdns.it.k8s.ApiCalls.Grant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

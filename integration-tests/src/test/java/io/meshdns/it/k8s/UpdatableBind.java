@@ -1,6 +1,6 @@
 package io.meshdns.it.k8s;
 
-import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Message;

@@ -1,7 +1,7 @@
 package io.meshdns.it.operator;
 
 import com.sun.net.httpserver.HttpServer;
-import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

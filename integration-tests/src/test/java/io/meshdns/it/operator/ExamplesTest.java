@@ -1,6 +1,6 @@
 package io.meshdns.it.operator;
 
-import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

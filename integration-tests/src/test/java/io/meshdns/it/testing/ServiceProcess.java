@@ -1,6 +1,6 @@
 package io.meshdns.it.testing;
 
-import io.meshdns.dns.testing.ExternalDnsServer;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 

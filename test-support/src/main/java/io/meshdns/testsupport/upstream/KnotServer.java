@@ -1,4 +1,4 @@
-package io.meshdns.dns.testing;
+package io.meshdns.testsupport.upstream;
 
 import java.io.IOException;
 import java.nio.file.Files;
