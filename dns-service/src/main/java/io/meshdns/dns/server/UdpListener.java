@@ -15,6 +15,7 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.vertx.core.Vertx;
@@ -50,6 +51,13 @@ final class UdpListener {
      * read allocated and zeroed a new one (9% of the server's CPU at 50k QPS in perf).
      */
     static final int RECVMMSG_BATCH = 8;
+    /*
+     * Level-triggered, one recvmmsg per wakeup (as Knot reads): edge-triggered epoll obliges Netty to read until
+     * EAGAIN, so every batch cost a second recvmmsg that found nothing, and Netty's native recvmmsg asks
+     * getsockopt(IP_RECVORIGDSTADDR) before each call. Level-triggered with one read per wakeup, a batch that
+     * left datagrams behind is simply woken again. bench/syscalls at 50k QPS: 0.90 -> 0.68 syscalls per query
+     * (Knot 0.47: it has no getsockopt); bench/run CPU per query 8.4-9.2 -> 7.8-8.0 us in alternating rounds.
+     */
 
     private final Channel channel;
 
@@ -77,8 +85,9 @@ final class UdpListener {
         if (epoll) {
             // recvmmsg: up to RECVMMSG_BATCH datagrams per syscall, each in its own MAX_QUERY_DATAGRAM slot.
             bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, MAX_QUERY_DATAGRAM)
+                    .option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED)
                     .option(ChannelOption.RCVBUF_ALLOCATOR,
-                            new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM * RECVMMSG_BATCH));
+                            new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM * RECVMMSG_BATCH).maxMessagesPerRead(1));
         } else {
             bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM));
         }
