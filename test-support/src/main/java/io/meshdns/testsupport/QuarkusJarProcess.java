@@ -51,10 +51,27 @@ public final class QuarkusJarProcess implements AutoCloseable {
         return Path.of(System.getProperty("meshdns.root", "..")).toAbsolutePath().normalize();
     }
 
-    /** A launch of {@code <root>/<module>/target/quarkus-app/quarkus-run.jar}; the name is the module's. */
+    /**
+     * A launch of {@code <root>/<module>/target/quarkus-app/quarkus-run.jar}; the name is the module's. With the
+     * system property {@code meshdns.native=true} (the {@code native} profile sets it) it launches the module's native
+     * executable ({@code target/*-runner}) instead, so the same tests run against the executables.
+     */
     public static Launch module(String module) {
-        return new Launch(module, repositoryRoot().resolve(module).resolve("target/quarkus-app/quarkus-run.jar"),
-                "mvn -B -pl " + module + " -am package -DskipTests");
+        Path target = repositoryRoot().resolve(module).resolve("target");
+        if (Boolean.getBoolean("meshdns.native")) {
+            return new Launch(module, nativeRunner(target), "mvn -B -Pnative -pl " + module + " -am package -DskipTests (needs GraalVM or Mandrel)");
+        }
+        return new Launch(module, target.resolve("quarkus-app/quarkus-run.jar"), "mvn -B -pl " + module + " -am package -DskipTests");
+    }
+
+    /** The native executable Quarkus writes into {@code target} ({@code <artifact>-<version>-runner}); a missing one as the path it would have. */
+    static Path nativeRunner(Path target) {
+        try (var files = Files.list(target)) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-runner") && Files.isExecutable(p)).findFirst()
+                    .orElse(target.resolve("<artifact>-runner"));
+        } catch (IOException e) {
+            return target.resolve("<artifact>-runner");
+        }
     }
 
     /** A launch of the given jar. */
@@ -157,11 +174,17 @@ public final class QuarkusJarProcess implements AutoCloseable {
                 throw new IllegalStateException(jar + " is missing: " + howToBuild);
             }
             List<String> cmd = new ArrayList<>(commandPrefix);
-            cmd.add(javaHome.resolve("bin").resolve("java").toString());
-            cmd.addAll(jvmOptions);
-            properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
-            cmd.add("-jar");
-            cmd.add(jar.toString());
+            if (jar.getFileName().toString().endsWith("-runner")) {
+                // A native executable: no JVM and no JVM flags; it takes -Dkey=value like the jar.
+                cmd.add(jar.toString());
+                properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+            } else {
+                cmd.add(javaHome.resolve("bin").resolve("java").toString());
+                cmd.addAll(jvmOptions);
+                properties.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+                cmd.add("-jar");
+                cmd.add(jar.toString());
+            }
             Writer log = null;
             if (logFile != null) {
                 log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -20,7 +20,7 @@ import java.util.Optional;
 @QuarkusMain(name = "dns-service")
 public class DnsServiceMain {
     public static void main(String... args) {
-        ServiceStart.main(args, ServiceHelp.text(DnsServiceMain.class, "help.txt"),
+        ServiceStart.main(args, () -> ServiceHelp.text(DnsServiceMain.class, "help.txt"),
                 ServiceStart.valueLookup(key -> Optional.ofNullable(ConfigProvider.getConfig().getConfigValue(key).getRawValue())),
                 exit -> Quarkus.run(Running.class, exit, args),
                 ApplicationLifecycleManager.getDefaultExitCodeHandler());

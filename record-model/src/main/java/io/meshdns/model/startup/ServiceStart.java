@@ -23,15 +23,16 @@ public final class ServiceStart {
     }
 
     /**
-     * @param help       the {@code --help} text
+     * @param help       the {@code --help} text, read only when {@code --help} is asked (a normal start reads no
+     *                   resource for it, so a native image that lacked the file would still start)
      * @param valueOf    a key's raw value, for validators' messages that do not repeat it
      * @param start      starts the framework with the exit handler it is given and returns when it exits
      * @param frameworkExit the framework's own exit handler (it calls {@code System.exit})
      */
-    public static void main(String[] args, String help, Function<String, Optional<String>> valueOf,
+    public static void main(String[] args, java.util.function.Supplier<String> help, Function<String, Optional<String>> valueOf,
                             Consumer<BiConsumer<Integer, Throwable>> start, BiConsumer<Integer, Throwable> frameworkExit) {
         if (ServiceHelp.requested(args)) {
-            System.out.print(help);
+            System.out.print(help.get());
             System.out.flush();
             return;
         }

@@ -19,8 +19,9 @@ import java.util.TreeMap;
  * descriptor ({@code removed-resources.dnsjava:dnsjava}), which Quarkus applies in every launch mode.
  *
  * <p>The classification is written to {@value #LISTING} in the application (one line per class:
- * {@code run-time <class> <reason>}, then {@code removed <resource>}), so a JVM-mode test and an operator
- * can see what a native build of this very application would be told.
+ * {@code run-time <class> <reason>}; {@code unloadable <class> <why>} for a listed class that cannot be loaded
+ * at all, which is left out of the native build's list; then {@code removed <resource>}), so a JVM-mode test
+ * and an operator can see what a native build of this very application would be told.
  */
 public final class DnsjavaNativeProcessor {
 
@@ -50,10 +51,16 @@ public final class DnsjavaNativeProcessor {
             });
         }
         StringBuilder text = new StringBuilder();
-        runtime.forEach((name, reason) -> {
-            runtimeInitialized.produce(new RuntimeInitializedClassBuildItem(name));
-            text.append("run-time ").append(name).append(' ').append(reason).append('\n');
-        });
+        // Loadable by the application's own run-time class path (the build's class loader may see more: JNA
+        // through a build-time dependency of some extension).
+        try (java.net.URLClassLoader application = runtimeClassPath(curate)) {
+            if (!loadable(application, "org.xbill.DNS.Header").isEmpty()) {
+                throw new IllegalStateException("dnsjava is not on the application's run-time class path: cannot classify it");
+            }
+            classifyLoadable(runtime, application, runtimeInitialized, text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         // What the application model removes from dnsjava (declared in the runtime module's extension descriptor,
         // so it applies in every launch mode and to the jar a native image is built from), as it stands.
         curate.getApplicationModel().getRemovedResources().forEach((artifact, resources) -> {
@@ -63,5 +70,46 @@ public final class DnsjavaNativeProcessor {
             }
         });
         listing.produce(new GeneratedResourceBuildItem(LISTING, text.toString().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static void classifyLoadable(Map<String, String> runtime, ClassLoader application,
+            BuildProducer<RuntimeInitializedClassBuildItem> runtimeInitialized, StringBuilder text) {
+        runtime.forEach((name, reason) -> {
+            String unloadable = loadable(application, name);
+            if (!unloadable.isEmpty()) {
+                // Windows' IPHlpAPI needs JNA, DNSJavaNameService JDK 8's name-service interfaces: neither can be
+                // loaded here, so neither can be reached in the image. Naming them for run-time initialisation only
+                // put one stack trace per class into every native build's log.
+                text.append("unloadable ").append(name).append(' ').append(unloadable).append('\n');
+                return;
+            }
+            runtimeInitialized.produce(new RuntimeInitializedClassBuildItem(name));
+            text.append("run-time ").append(name).append(' ').append(reason).append('\n');
+        });
+    }
+
+    /** The application's run-time class path (its own classes and every run-time dependency), over the JDK's. */
+    static java.net.URLClassLoader runtimeClassPath(CurateOutcomeBuildItem curate) {
+        java.util.List<java.net.URL> urls = new java.util.ArrayList<>();
+        java.util.function.Consumer<ResolvedDependency> add = d -> d.getResolvedPaths().forEach(p -> {
+            try {
+                urls.add(p.toUri().toURL());
+            } catch (java.net.MalformedURLException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        add.accept(curate.getApplicationModel().getAppArtifact());
+        curate.getApplicationModel().getRuntimeDependencies().forEach(add);
+        return new java.net.URLClassLoader(urls.toArray(java.net.URL[]::new), ClassLoader.getPlatformClassLoader());
+    }
+
+    /** Empty when {@code name} can be loaded (not initialised) by {@code loader}; else why not. */
+    static String loadable(ClassLoader loader, String name) {
+        try {
+            Class.forName(name, false, loader);
+            return "";
+        } catch (ClassNotFoundException | LinkageError e) {
+            return "(cannot be loaded: " + e + ")";
+        }
     }
 }
