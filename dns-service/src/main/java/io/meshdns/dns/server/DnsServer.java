@@ -94,6 +94,12 @@ public class DnsServer {
         return settings == null ? null : settings.bindAddress();
     }
 
+    /** Whether {@code meshdns.dns.allowed-clients} admits {@code host} (an address literal): the operator endpoints ask too. */
+    public boolean allowsClient(String host) {
+        ServerSettings s = settings;
+        return s != null && s.acl().allows(host);
+    }
+
     /** Bound and not draining for a stop (readiness turns false as the drain begins). */
     public boolean isListening() {
         ListenerLifecycle l = listeners;

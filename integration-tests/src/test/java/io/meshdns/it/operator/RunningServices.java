@@ -29,6 +29,8 @@ import java.util.Map;
  */
 final class RunningServices implements AutoCloseable {
     static final String TOKEN = "operator-token";
+    /** dns-service's {@code meshdns.dns.explain.token}: explain as another client ({@code client=}). */
+    static final String EXPLAIN_TOKEN = "explain-operator-token";
     static final String SECRET = "b3BlcmF0b3Itc3VyZmFjZXMtc2VjcmV0LTAxMjM0NTY3";
     static final String DOMAIN = "mesh.it";
 
@@ -72,7 +74,8 @@ final class RunningServices implements AutoCloseable {
                 Map.entry("meshdns.dns.placeholder.service-entry-suffixes", "service.entry"),
                 Map.entry("meshdns.dns.dynamic-zones", DOMAIN),
                 Map.entry("meshdns.dns.tsig-keys", "exposure:hmac-sha256:" + SECRET),
-                Map.entry("meshdns.dns.journal-dir", state.resolve("journal").toString())));
+                Map.entry("meshdns.dns.journal-dir", state.resolve("journal").toString()),
+                Map.entry("meshdns.dns.explain.token", EXPLAIN_TOKEN)));
         dnsPort = dns.awaitPort(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(90));
         dnsHttp = dns.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(30));
         exposure = start("exposure-service", Map.ofEntries(
