@@ -25,6 +25,8 @@ public class ListenerMetrics {
     static final String CLOSED_AGE = "max-connection-age";
     static final String CLOSED_OUTPUT = "output-limit";
     static final String CLOSED_MALFORMED = "malformed";
+    /** An idle connection closed to make room for a new one at a connection cap (RFC 7766 section 6.2.3). */
+    static final String CLOSED_EVICTED = "evicted-idle";
 
     private final AtomicInteger open = new AtomicInteger();
     private final LongAdder refusedTotal;
@@ -32,6 +34,7 @@ public class ListenerMetrics {
     private final LongAdder closedAge;
     private final LongAdder closedOutput;
     private final LongAdder closedMalformed;
+    private final LongAdder closedEvicted;
     private final LongAdder pauses;
 
     @Inject
@@ -45,6 +48,7 @@ public class ListenerMetrics {
         closedAge = Counters.register(registry, "meshdns.dns.tcp.connections.closed", closed, "reason", CLOSED_AGE);
         closedOutput = Counters.register(registry, "meshdns.dns.tcp.connections.closed", closed, "reason", CLOSED_OUTPUT);
         closedMalformed = Counters.register(registry, "meshdns.dns.tcp.connections.closed", closed, "reason", CLOSED_MALFORMED);
+        closedEvicted = Counters.register(registry, "meshdns.dns.tcp.connections.closed", closed, "reason", CLOSED_EVICTED);
         pauses = Counters.register(registry, "meshdns.dns.tcp.read.pauses",
                 "Times a TCP connection stopped being read because the client did not read its answers");
     }
@@ -61,6 +65,7 @@ public class ListenerMetrics {
         switch (reason) {
             case CLOSED_AGE -> closedAge.increment();
             case CLOSED_OUTPUT -> closedOutput.increment();
+            case CLOSED_EVICTED -> closedEvicted.increment();
             default -> closedMalformed.increment();
         }
     }

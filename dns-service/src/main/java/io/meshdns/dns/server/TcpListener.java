@@ -26,7 +26,10 @@ import java.util.concurrent.TimeUnit;
  *       and not draining, it goes idle and the idle timeout closes it; output past four times the
  *       buffer (answers still in flight when it paused) closes it at once;</li>
  *   <li>at most {@link #MAX_IN_FLIGHT} queries of one connection are being answered at a time;</li>
- *   <li>global and per-client connection caps, checked at accept;</li>
+ *   <li>global and per-client connection caps, checked at accept: at a cap, the least recently active
+ *       <em>idle</em> connection (no query being answered, no answer queued) of that client, or of anyone for
+ *       the global cap, is closed to make room (RFC 7766 section 6.2.3 lets a server close idle connections
+ *       under pressure); the new connection is refused only when every candidate is busy;</li>
  *   <li>an absolute age, so trickling a byte per second to keep the idle timer alive (slowloris)
  *       holds a connection no longer than {@code tcp.max-connection-age}.</li>
  * </ul>
@@ -44,6 +47,8 @@ final class TcpListener {
     private final ListenerMetrics listenerMetrics;
     private final Vertx vertx;
     private final ConcurrentMap<String, Integer> perClient = new ConcurrentHashMap<>();
+    /** Every open connection, for choosing one to evict at a cap (scanned only then: at most max-connections). */
+    private final java.util.Set<Connection> connections = ConcurrentHashMap.newKeySet();
 
     private TcpListener(Vertx vertx, NetServer server, ServerSettings settings, RequestProcessor processor,
                         DnsMetrics metrics, ListenerMetrics listenerMetrics) {
@@ -101,21 +106,43 @@ final class TcpListener {
             socket.close();
             return;
         }
-        new Connection(socket, host);
+        connections.add(new Connection(socket, host));
     }
 
-    /** Takes a slot for {@code host}, or says which cap refuses it. */
+    /** Takes a slot for {@code host} (closing an idle connection at a cap), or says which cap refuses it. */
     private String admit(String host) {
         if (listenerMetrics.open().incrementAndGet() > limits.maxConnections()) {
             listenerMetrics.open().decrementAndGet();
-            return ListenerMetrics.REFUSED_MAX_CONNECTIONS;
+            if (!evictIdle(null)) return ListenerMetrics.REFUSED_MAX_CONNECTIONS;
+            listenerMetrics.open().incrementAndGet();
         }
         int mine = perClient.merge(host, 1, Integer::sum);
         if (mine > limits.maxConnectionsPerClient()) {
-            release(host);
-            return ListenerMetrics.REFUSED_PER_CLIENT;
+            perClient.computeIfPresent(host, (h, n) -> n <= 1 ? null : n - 1);
+            if (!evictIdle(host)) {
+                listenerMetrics.open().decrementAndGet();
+                return ListenerMetrics.REFUSED_PER_CLIENT;
+            }
+            perClient.merge(host, 1, Integer::sum);
         }
         return null;
+    }
+
+    /**
+     * Closes the least recently active idle connection (of {@code host}, or of anyone when null) and gives its
+     * slot back at once; false when there is none. Its close runs on its own event loop.
+     */
+    private boolean evictIdle(String host) {
+        while (true) {
+            Connection oldest = null;
+            for (Connection c : connections) {
+                if ((host == null || c.host.equals(host)) && c.idle() && (oldest == null || c.lastActive < oldest.lastActive)) {
+                    oldest = c;
+                }
+            }
+            if (oldest == null) return false;
+            if (oldest.evict()) return true; // else it went away or turned busy meanwhile: look again
+        }
     }
 
     private void release(String host) {
@@ -136,6 +163,11 @@ final class TcpListener {
         private long queuedBytes;
         private boolean paused;
         private boolean closed;
+        /** Read by other event loops choosing a connection to evict: written only on this one. */
+        private volatile long lastActive = System.nanoTime();
+        private volatile boolean busy;
+        /** Its slot was given back (by an eviction, or by its close): exactly once. */
+        private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
         Connection(NetSocket socket, String host) {
             this.socket = socket;
@@ -149,13 +181,33 @@ final class TcpListener {
             socket.closeHandler(v -> {
                 closed = true;
                 vertx.cancelTimer(ageTimerId());
-                release(host);
+                connections.remove(this);
+                if (released.compareAndSet(false, true)) release(host);
             });
             ageTimer = vertx.setTimer(limits.maxConnectionAge().toMillis(), id -> close(ListenerMetrics.CLOSED_AGE));
         }
 
         private long ageTimerId() {
             return ageTimer;
+        }
+
+        /** No query being answered and no answer waiting to be written: closing it loses nothing. */
+        boolean idle() {
+            return !busy && !released.get();
+        }
+
+        /** Gives the slot back now and closes the connection on its event loop; false if it was no longer idle. */
+        boolean evict() {
+            if (busy || !released.compareAndSet(false, true)) return false;
+            connections.remove(this);
+            release(host);
+            context.runOnContext(v -> close(ListenerMetrics.CLOSED_EVICTED));
+            return true;
+        }
+
+        private void activity() {
+            lastActive = System.nanoTime();
+            busy = inFlight > 0 || queuedBytes > 0;
         }
 
         private void onFrame(Buffer frame) {
@@ -180,6 +232,7 @@ final class TcpListener {
                 return;
             }
             inFlight++;
+            activity();
             updateReading();
             processor.process(message, client, this::answerFromAnyThread);
         }
@@ -198,6 +251,7 @@ final class TcpListener {
             if (closed) {
                 return;
             }
+            activity();
             int length = response.length + 2;
             if (queuedBytes + length > 4L * limits.outputBuffer()) {
                 // Answers that were in flight when reading paused still came in: the client reads nothing.
@@ -206,8 +260,10 @@ final class TcpListener {
             }
             queuedBytes += length;
             Buffer out = Buffer.buffer(length).appendUnsignedShort(response.length).appendBytes(response);
+            activity();
             socket.write(out, done -> {
                 queuedBytes -= length;
+                activity();
                 updateReading();
             });
             updateReading();

@@ -119,30 +119,75 @@ class TcpLimitsTest {
         }
     }
 
+    /**
+     * RFC 7766 section 6.2.3: under pressure a server closes idle connections. A client that left more idle
+     * connections than its cap (a resolver library that pools them) must still get a new query answered: the
+     * least recently active idle one goes, not the new one. Before, the new connection was refused at accept.
+     */
     @Test
-    void connectionCapsRefuseTheConnectionOverTheLimit() throws Exception {
-        double perClientBefore = metric("meshdns_dns_tcp_connections_refused_total{", "reason=\"max-connections-per-client\"");
-        double totalBefore = metric("meshdns_dns_tcp_connections_refused_total{", "reason=\"max-connections\"");
+    void atTheCapsTheLeastRecentlyActiveIdleConnectionMakesRoom() throws Exception {
+        double evictedBefore = metric("meshdns_dns_tcp_connections_closed_total{", "reason=\"evicted-idle\"");
         List<Socket> open = new ArrayList<>();
         try {
-            for (int i = 0; i < TcpLimitsProfile.MAX_PER_CLIENT; i++) {
+            // Per client: twice the cap of idle connections from one address, each answered in turn.
+            for (int i = 0; i < 2 * TcpLimitsProfile.MAX_PER_CLIENT; i++) {
                 open.add(answeredFrom("127.0.0.1"));
             }
-            assertRefused("127.0.0.1");
-            assertEquals(perClientBefore + 1, metric("meshdns_dns_tcp_connections_refused_total{",
-                    "reason=\"max-connections-per-client\""));
+            // The oldest ones were closed to make room, the newest are still open.
+            for (int i = 0; i < TcpLimitsProfile.MAX_PER_CLIENT; i++) {
+                assertClosedByServer(open.get(i));
+            }
+            assertTrue(metric("meshdns_dns_tcp_connections ") <= TcpLimitsProfile.MAX_PER_CLIENT);
+            // Globally: other clients fill the rest; a new client takes the place of the least recently active.
             for (int i = TcpLimitsProfile.MAX_PER_CLIENT; i < TcpLimitsProfile.MAX_CONNECTIONS; i++) {
                 open.add(answeredFrom("127.0.0.2"));
             }
-            assertRefused("127.0.0.3");
-            assertEquals(totalBefore + 1, metric("meshdns_dns_tcp_connections_refused_total{", "reason=\"max-connections\""));
+            Socket fresh = answeredFrom("127.0.0.3");
+            open.add(fresh);
+            assertClosedByServer(open.get(TcpLimitsProfile.MAX_PER_CLIENT)); // 127.0.0.1's oldest surviving one
             assertEquals(TcpLimitsProfile.MAX_CONNECTIONS, metric("meshdns_dns_tcp_connections "));
+            assertTrue(metric("meshdns_dns_tcp_connections_closed_total{", "reason=\"evicted-idle\"")
+                    >= evictedBefore + TcpLimitsProfile.MAX_PER_CLIENT + 1);
         } finally {
             for (Socket s : open) s.close();
         }
-        // Closed connections give their slots back.
         await().atMost(Duration.ofSeconds(5)).until(() -> listenerMetrics.open().get() == 0);
+    }
+
+    /** A connection with a query being answered is never evicted: when all of a client's are busy, the cap refuses. */
+    @Test
+    void whenEveryConnectionOfTheClientIsBusyTheNewOneIsRefused() throws Exception {
+        double perClientBefore = metric("meshdns_dns_tcp_connections_refused_total{", "reason=\"max-connections-per-client\"");
+        List<Socket> busy = new ArrayList<>();
+        try {
+            for (int i = 0; i < TcpLimitsProfile.MAX_PER_CLIENT; i++) {
+                Socket s = new Socket();
+                s.bind(new InetSocketAddress("127.0.0.1", 0));
+                s.connect(new InetSocketAddress("127.0.0.1", port));
+                // Forwarded to the upstream that never answers: in flight until the forwarder gives up.
+                s.getOutputStream().write(frame(DnsClient.query("waiting-" + i + ".forwarded.test.", Type.A, DClass.IN).toWire()));
+                busy.add(s);
+            }
+            // Let the server read the four queries (each then waits up to the 2 s upstream timeout).
+            await().atMost(Duration.ofSeconds(5)).until(() -> listenerMetrics.open().get() == TcpLimitsProfile.MAX_PER_CLIENT);
+            Thread.sleep(300);
+            assertRefused("127.0.0.1");
+            assertEquals(perClientBefore + 1, metric("meshdns_dns_tcp_connections_refused_total{",
+                    "reason=\"max-connections-per-client\""));
+        } finally {
+            for (Socket s : busy) s.close();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> listenerMetrics.open().get() == 0);
         answeredFrom("127.0.0.1").close();
+    }
+
+    private static void assertClosedByServer(Socket s) throws IOException {
+        s.setSoTimeout(5000);
+        try {
+            assertEquals(-1, s.getInputStream().read(), "an evicted connection reads end of stream");
+        } catch (SocketException e) {
+            // reset: closed as well
+        }
     }
 
     @Test
