@@ -117,8 +117,8 @@ public class NodeLocalService implements BindAddressSource {
         for (Upstream u : upstreams) {
             if (u.address().getPort() == port && held.contains(u.address().getAddress())) {
                 throw new InvalidConfigException(key, u.label() + " is an address this node-local DNS holds ("
-                        + NodeLocalConfig.ADDRESSES + "): forwarding to it would loop back here; forward to a separate "
-                        + "Service in front of the cluster DNS (as NodeLocal DNSCache's kube-dns-upstream)");
+                        + NodeLocalConfig.ADDRESSES + "): forwarding to it would loop back here (forward to a separate "
+                        + "Service in front of the cluster DNS, as NodeLocal DNSCache's kube-dns-upstream)");
             }
         }
     }
