@@ -86,7 +86,7 @@ class ManifestsTest {
                     sa + ": RBAC in k8s/base versus " + ApiCalls.file(sa));
         }
         // Overlays add no RBAC of their own: the base's is the rendered one.
-        for (String overlay : List.of("node-local", "cluster-ip", "coredns")) {
+        for (String overlay : List.of("node-local", "node-local-kube-dns", "cluster-ip", "coredns")) {
             for (HasMetadata o : overlayObjects(overlay)) {
                 assertFalse(o.getApiVersion().startsWith("rbac.authorization.k8s.io"), overlay + " adds " + o.getKind());
             }
@@ -259,7 +259,7 @@ class ManifestsTest {
         assertEquals(referenced, new TreeSet<>(generated));
         String gitignore = Files.readString(Manifests.ROOT.getParent().resolve(".gitignore"));
         assertTrue(gitignore.contains("/k8s/secrets/*"), "secret files ignored by git");
-        for (String overlay : List.of("node-local", "cluster-ip")) {
+        for (String overlay : List.of("node-local", "node-local-kube-dns", "cluster-ip")) {
             List<String> res = new ArrayList<>();
             Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("bases").forEach(r -> res.add(r.asText()));
             assertTrue(res.contains("../../secrets"), overlay + " generates the Secrets");
@@ -287,6 +287,28 @@ class ManifestsTest {
         assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_BIND_ADDRESS"));
         assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_NODE_LOCAL_ADDRESS"));
         assertEquals("true", env(c, "MESHDNS_DNS_NODE_LOCAL_ENABLED"));
+    }
+
+    /**
+     * NodeLocal DNSCache's kube-dns ClusterIP mode: the ClusterIP among the held addresses, forwarding to a
+     * separate kube-dns-upstream Service that selects kube-dns and is not an address dns-service holds.
+     */
+    @Test
+    void theKubeDnsOverlayHoldsTheClusterIpAndForwardsThroughKubeDnsUpstream() {
+        Path dir = Manifests.ROOT.resolve("overlays/node-local-kube-dns");
+        List<HasMetadata> patch = Manifests.objects(dir.resolve("dns-service-node-local-kube-dns.yaml"));
+        Container c = ((DaemonSet) patch.get(0)).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(List.of("NET_BIND_SERVICE", "NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
+        assertEquals("true", env(c, "MESHDNS_DNS_NODE_LOCAL_ENABLED"));
+        List<String> held = List.of(env(c, "MESHDNS_DNS_NODE_LOCAL_ADDRESSES").split(","));
+        assertEquals(List.of("169.254.20.10", "10.96.0.10"), held);
+        assertEquals(held.get(0), env(c, "MESHDNS_DNS_BIND_ADDRESS"));
+        Service upstream = Manifests.find(overlayObjects("node-local-kube-dns"), Service.class, "kube-dns-upstream");
+        assertEquals("kube-system", upstream.getMetadata().getNamespace());
+        assertEquals(Map.of("k8s-app", "kube-dns"), upstream.getSpec().getSelector());
+        assertEquals(upstream.getSpec().getClusterIP() + ":53", env(c, "MESHDNS_DNS_UPSTREAMS"));
+        assertFalse(held.contains(upstream.getSpec().getClusterIP()), "the upstream is not an address dns-service holds");
+        assertEquals(Set.of("UDP", "TCP"), upstream.getSpec().getPorts().stream().map(p -> p.getProtocol()).collect(java.util.stream.Collectors.toSet()));
     }
 
     @Test
