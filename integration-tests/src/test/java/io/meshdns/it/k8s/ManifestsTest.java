@@ -186,6 +186,22 @@ class ManifestsTest {
         }
     }
 
+    /** A JVM that ran out of memory is half alive (a thread gone, a wait that never ends): every workload exits instead. */
+    @Test
+    void everyWorkloadExitsOnOutOfMemory() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        List<PodSpec> pods = new java.util.ArrayList<>();
+        Manifests.all(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        Manifests.all(objects, DaemonSet.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        assertTrue(pods.size() >= 3, "workloads: " + pods.size());
+        for (PodSpec pod : pods) {
+            for (Container c : pod.getContainers()) {
+                String jvm = env(c, "JAVA_TOOL_OPTIONS");
+                assertTrue(jvm != null && jvm.contains("-XX:+ExitOnOutOfMemoryError"), c.getName() + ": JAVA_TOOL_OPTIONS " + jvm);
+            }
+        }
+    }
+
     @Test
     void theDnsDaemonSetSurgesOnUpgradeAndServes53WithAHeapThatFitsItsLimit() {
         List<HasMetadata> objects = Manifests.resources(BASE);
