@@ -322,6 +322,21 @@ class ManifestsTest {
         assertEquals(0, java.waitFor(), command + "\n" + output);
     }
 
+    /**
+     * A hostile webhook answering hundreds of megabytes once killed exposure's client thread by
+     * OutOfMemoryError and left every later pass waiting: the process must exit instead, from the
+     * image (whatever runs it) and from the manifests.
+     */
+    @Test
+    void exposureExitsOnOutOfMemory() throws IOException {
+        Container c = workloads(Manifests.resources(BASE)).get("exposure-service").getSpec().getContainers().get(0);
+        String flags = env(c, "JAVA_TOOL_OPTIONS");
+        assertNotNull(flags, "no JAVA_TOOL_OPTIONS on exposure-service");
+        assertTrue(flags.contains("-XX:+ExitOnOutOfMemoryError"), flags);
+        String dockerfile = Files.readString(Manifests.ROOT.getParent().resolve("exposure-service/src/main/docker/Dockerfile.jvm"));
+        assertTrue(dockerfile.lines().anyMatch(l -> l.startsWith("ENTRYPOINT") && l.contains("\"-XX:+ExitOnOutOfMemoryError\"")), dockerfile);
+    }
+
     static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {
         Map<String, PodTemplateSpec> out = new LinkedHashMap<>();
         Manifests.all(objects, Deployment.class).forEach(d -> out.put(d.getMetadata().getName(), d.getSpec().getTemplate()));
