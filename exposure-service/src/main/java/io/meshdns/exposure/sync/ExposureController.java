@@ -3,6 +3,7 @@ package io.meshdns.exposure.sync;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.exposure.config.ExposureConfig;
 import io.meshdns.exposure.config.RecordTypesConfig;
+import io.meshdns.exposure.config.TargetNetsConfig;
 import io.meshdns.exposure.provider.CachedProvider;
 import io.meshdns.exposure.provider.ProviderCacheConfig;
 import io.meshdns.exposure.config.ExposureSettings;
@@ -58,11 +59,13 @@ public class ExposureController {
     private final List<RegistryFactory> registries;
     private final RecordTypesConfig recordTypes;
     private final ProviderCacheConfig providerCache;
+    private final TargetNetsConfig targetNets;
 
     public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
                               @All List<ProviderFactory> factories, @All List<RegistryFactory> registries,
-                              RecordTypesConfig recordTypes, ProviderCacheConfig providerCache) {
+                              RecordTypesConfig recordTypes, ProviderCacheConfig providerCache, TargetNetsConfig targetNets) {
         this.config = config;
+        this.targetNets = targetNets;
         this.providerCache = providerCache;
         this.recordTypes = recordTypes;
         this.factories = List.copyOf(factories);
@@ -76,6 +79,7 @@ public class ExposureController {
         settings = ExposureSettings.from(config, factories);
         RegistryFactory registryKind = RegistryFactory.named(registries, config.registry());
         var types = recordTypes.filter();
+        var nets = targetNets.filter();
         var list = new ArrayList<Reconciler>();
         if (providerCache.providerCacheTime().isNegative()) {
             throw new IllegalArgumentException("meshdns.exposure.provider-cache-time: must not be negative");
@@ -85,7 +89,7 @@ public class ExposureController {
             // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
             var registry = registryKind.create(new RegistryFactory.Context(provider, settings.ownerId(), settings.txtNames(), 0,
                     settings.adoptOwners()));
-            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames(), types));
+            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames(), types, nets));
         }
         reconcilers = List.copyOf(list);
         metrics = new ExposureMetrics(meterRegistry);

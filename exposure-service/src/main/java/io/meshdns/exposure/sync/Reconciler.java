@@ -6,6 +6,7 @@ import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.plan.Plan;
 import io.meshdns.exposure.plan.Policy;
 import io.meshdns.exposure.plan.RecordTypeFilter;
+import io.meshdns.exposure.plan.TargetNetFilter;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.RecordOp;
 import io.meshdns.exposure.registry.TxtNameMapper;
@@ -42,6 +43,7 @@ public final class Reconciler {
     private final boolean dryRun;
     private final TxtNameMapper mapper;
     private final RecordTypeFilter types;
+    private final TargetNetFilter targetNets;
 
     public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun) {
         this(registry, policy, filter, dryRun, TxtNameMapper.plain());
@@ -53,7 +55,13 @@ public final class Reconciler {
 
     public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper,
                       RecordTypeFilter types) {
+        this(registry, policy, filter, dryRun, mapper, types, TargetNetFilter.ALL);
+    }
+
+    public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper,
+                      RecordTypeFilter types, TargetNetFilter targetNets) {
         this.types = types;
+        this.targetNets = targetNets;
         this.registry = registry;
         this.policy = policy;
         this.filter = filter;
@@ -83,7 +91,7 @@ public final class Reconciler {
         Registry.View view = registry.records();
         var problems = new ArrayList<Problem>();
         var providerFilter = registry.domainFilter();
-        List<Endpoint> wanted = desired.endpoints().stream()
+        List<Endpoint> wanted = targetNets.apply(desired.endpoints()).stream()
                 .filter(e -> providerFilter.map(f -> f.matches(e.dnsName())).orElse(true)).toList();
         List<Endpoint> current = view.current().stream()
                 .filter(e -> providerFilter.map(f -> f.matches(e.dnsName())).orElse(true)).toList();
