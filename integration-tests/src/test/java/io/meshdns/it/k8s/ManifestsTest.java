@@ -186,6 +186,22 @@ class ManifestsTest {
         }
     }
 
+    /** A JVM that ran out of memory is half alive (a thread gone, a wait that never ends): every workload exits instead. */
+    @Test
+    void everyWorkloadExitsOnOutOfMemory() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        List<PodSpec> pods = new java.util.ArrayList<>();
+        Manifests.all(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        Manifests.all(objects, DaemonSet.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        assertTrue(pods.size() >= 3, "workloads: " + pods.size());
+        for (PodSpec pod : pods) {
+            for (Container c : pod.getContainers()) {
+                String jvm = env(c, "JAVA_TOOL_OPTIONS");
+                assertTrue(jvm != null && jvm.contains("-XX:+ExitOnOutOfMemoryError"), c.getName() + ": JAVA_TOOL_OPTIONS " + jvm);
+            }
+        }
+    }
+
     @Test
     void theDnsDaemonSetSurgesOnUpgradeAndServes53WithAHeapThatFitsItsLimit() {
         List<HasMetadata> objects = Manifests.resources(BASE);
@@ -267,6 +283,58 @@ class ManifestsTest {
     }
 
     @Test
+    void theNativeComponentSwitchesEveryWorkloadToItsNativeImageWithoutJvmFlags() throws IOException {
+        Path dir = Manifests.ROOT.resolve("components/native");
+        com.fasterxml.jackson.databind.JsonNode k = Manifests.kustomization(dir);
+        assertEquals("Component", k.path("kind").asText());
+        Map<String, String> newTags = new LinkedHashMap<>();
+        k.path("images").forEach(i -> newTags.put(i.path("name").asText(), i.path("newTag").asText()));
+        Map<String, com.fasterxml.jackson.databind.JsonNode> patched = new LinkedHashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper yaml =
+                new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        for (com.fasterxml.jackson.databind.JsonNode p : k.path("patches")) {
+            try (var parser = yaml.getFactory().createParser(dir.resolve(p.path("path").asText()).toFile())) {
+                yaml.readValues(parser, com.fasterxml.jackson.databind.JsonNode.class).readAll()
+                        .forEach(doc -> patched.put(doc.path("kind").asText() + "/" + doc.path("metadata").path("name").asText(), doc));
+            }
+        }
+        Map<String, PodTemplateSpec> workloads = workloads(Manifests.resources(BASE));
+        assertFalse(workloads.isEmpty());
+        List<HasMetadata> base = Manifests.resources(BASE);
+        for (var w : workloads.entrySet()) {
+            String kind = Manifests.all(base, DaemonSet.class).stream().anyMatch(d -> d.getMetadata().getName().equals(w.getKey()))
+                    ? "DaemonSet" : "Deployment";
+            for (Container c : w.getValue().getSpec().getContainers()) {
+                String image = c.getImage().substring(0, c.getImage().lastIndexOf(':'));
+                String tag = c.getImage().substring(c.getImage().lastIndexOf(':') + 1);
+                assertEquals(tag + "-native", newTags.get(image), image + ": the native tag of the base's version");
+                com.fasterxml.jackson.databind.JsonNode patch = patched.get(kind + "/" + w.getKey());
+                assertNotNull(patch, w.getKey() + " is patched");
+                com.fasterxml.jackson.databind.JsonNode pc = null;
+                for (com.fasterxml.jackson.databind.JsonNode n : patch.path("spec").path("template").path("spec").path("containers")) {
+                    if (n.path("name").asText().equals(c.getName())) pc = n;
+                }
+                assertNotNull(pc, c.getName() + " container is patched");
+                Set<String> deleted = new HashSet<>();
+                pc.path("env").forEach(e -> {
+                    if (e.path("$patch").asText().equals("delete")) deleted.add(e.path("name").asText());
+                });
+                if (envVar(c, "JAVA_TOOL_OPTIONS") != null) {
+                    assertTrue(deleted.contains("JAVA_TOOL_OPTIONS"), c.getName() + ": the JVM flags are removed");
+                }
+                Quantity jvmLimit = c.getResources().getLimits().get("memory");
+                Quantity nativeLimit = new Quantity(pc.path("resources").path("limits").path("memory").asText());
+                Quantity nativeRequest = new Quantity(pc.path("resources").path("requests").path("memory").asText());
+                assertTrue(nativeLimit.getNumericalAmount().compareTo(jvmLimit.getNumericalAmount()) < 0,
+                        c.getName() + ": native limit " + nativeLimit + " below the JVM's " + jvmLimit);
+                assertTrue(nativeRequest.getNumericalAmount().compareTo(nativeLimit.getNumericalAmount()) <= 0,
+                        c.getName() + ": request within the limit");
+            }
+        }
+        assertEquals(workloads.size(), patched.size(), "no patch for a workload the base does not have");
+    }
+
+    @Test
     void theCrdIsExternalDnsesWithItsApprovalAnnotation() {
         CustomResourceDefinition crd = Manifests.find(Manifests.resources(BASE), CustomResourceDefinition.class, "dnsendpoints.externaldns.k8s.io");
         // *.k8s.io groups are protected: without the annotation the API server rejects the CRD.
@@ -323,16 +391,11 @@ class ManifestsTest {
     }
 
     /**
-     * A hostile webhook answering hundreds of megabytes once killed exposure's client thread by
-     * OutOfMemoryError and left every later pass waiting: the process must exit instead, from the
-     * image (whatever runs it) and from the manifests.
+     * The image itself exits on OutOfMemoryError (whatever runs it, not only these manifests): a
+     * hostile webhook's huge body once killed exposure's HTTP client thread and left every pass waiting.
      */
     @Test
-    void exposureExitsOnOutOfMemory() throws IOException {
-        Container c = workloads(Manifests.resources(BASE)).get("exposure-service").getSpec().getContainers().get(0);
-        String flags = env(c, "JAVA_TOOL_OPTIONS");
-        assertNotNull(flags, "no JAVA_TOOL_OPTIONS on exposure-service");
-        assertTrue(flags.contains("-XX:+ExitOnOutOfMemoryError"), flags);
+    void exposuresImageExitsOnOutOfMemory() throws IOException {
         String dockerfile = Files.readString(Manifests.ROOT.getParent().resolve("exposure-service/src/main/docker/Dockerfile.jvm"));
         assertTrue(dockerfile.lines().anyMatch(l -> l.startsWith("ENTRYPOINT") && l.contains("\"-XX:+ExitOnOutOfMemoryError\"")), dockerfile);
     }
