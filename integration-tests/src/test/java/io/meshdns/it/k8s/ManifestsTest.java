@@ -412,6 +412,16 @@ class ManifestsTest {
         assertEquals(0, java.waitFor(), command + "\n" + output);
     }
 
+    /**
+     * The image itself exits on OutOfMemoryError (whatever runs it, not only these manifests): a
+     * hostile webhook's huge body once killed exposure's HTTP client thread and left every pass waiting.
+     */
+    @Test
+    void exposuresImageExitsOnOutOfMemory() throws IOException {
+        String dockerfile = Files.readString(Manifests.ROOT.getParent().resolve("exposure-service/src/main/docker/Dockerfile.jvm"));
+        assertTrue(dockerfile.lines().anyMatch(l -> l.startsWith("ENTRYPOINT") && l.contains("\"-XX:+ExitOnOutOfMemoryError\"")), dockerfile);
+    }
+
     static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {
         Map<String, PodTemplateSpec> out = new LinkedHashMap<>();
         Manifests.all(objects, Deployment.class).forEach(d -> out.put(d.getMetadata().getName(), d.getSpec().getTemplate()));
