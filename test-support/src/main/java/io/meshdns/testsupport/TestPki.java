@@ -65,8 +65,14 @@ public final class TestPki {
         return new Path[] {crtOut, keyOut};
     }
 
-    /** The serial number of a PEM certificate, as openssl prints it (hex). */
+    /** The serial number of a PEM certificate, upper-case hex without leading zeros (as {@code BigInteger} prints it). */
     public static String serial(Path cert) throws Exception {
-        return Commands.run(TIMEOUT, "openssl", "x509", "-noout", "-serial", "-in", cert.toString()).trim().replace("serial=", "");
+        return hex(Commands.run(TIMEOUT, "openssl", "x509", "-noout", "-serial", "-in", cert.toString()).trim().replace("serial=", ""));
+    }
+
+    /** {@code 05AB} → {@code 5AB}: openssl pads serials to whole bytes. */
+    public static String hex(String serial) {
+        String s = serial.trim().toUpperCase().replaceFirst("^0+(?=.)", "");
+        return s;
     }
 }

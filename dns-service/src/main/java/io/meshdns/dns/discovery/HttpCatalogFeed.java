@@ -138,7 +138,7 @@ final class HttpCatalogFeed {
             }
             if (resp.statusCode() != 200) {
                 return resp.body().compose(b -> Future.failedFuture("GET /v1/snapshot: HTTP " + resp.statusCode()
-                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8))));
+                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8).strip())));
             }
             String newTag = resp.getHeader(HttpHeaders.ETAG);
             return resp.body().compose(body -> {
@@ -162,7 +162,7 @@ final class HttpCatalogFeed {
         return client.request(o).compose(req -> req.send()).compose(resp -> {
             if (resp.statusCode() != 200) {
                 return resp.body().compose(b -> Future.failedFuture("GET /v1/watch: HTTP " + resp.statusCode()
-                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8))));
+                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8).strip())));
             }
             if (gen != generation.get()) {
                 resp.request().reset();
@@ -202,7 +202,7 @@ final class HttpCatalogFeed {
         SSLException tlsFailure = tlsFailure(cause);
         if (tlsFailure != null) {
             LOG.warnf("discovery %s: TLS handshake failed (%s); not connected, retrying in %d ms (check %s, %s, %s)", baseUrl,
-                    tlsFailure.getMessage(), delay, DiscoveryTls.CA_FILE, DiscoveryTls.SERVER_NAME, DiscoveryTls.CERT_FILE);
+                    rootMessage(tlsFailure), delay, DiscoveryTls.CA_FILE, DiscoveryTls.SERVER_NAME, DiscoveryTls.CERT_FILE);
         } else if (cause != null) {
             LOG.warnf("discovery %s unavailable (%s); retrying in %d ms", baseUrl, cause.getMessage(), delay);
         } else {
@@ -234,6 +234,13 @@ final class HttpCatalogFeed {
             if (t instanceof SSLException ssl) return ssl;
         }
         return null;
+    }
+
+    /** Vert.x says "Failed to create SSL connection"; the JDK's cause says why (an unknown CA, a name mismatch). */
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return root == t || root.getMessage() == null ? String.valueOf(t.getMessage()) : t.getMessage() + ": " + root.getMessage();
     }
 
     private static boolean isBlank(byte[] b) {
