@@ -45,5 +45,23 @@ public interface DiscoveryClientConfig {
         /** {@code meshdns.dns.discovery.persist-delay}: snapshot file writes are debounced by this much. */
         @WithDefault("1s")
         Duration persistDelay();
+
+        /** {@code meshdns.dns.discovery.tls.*}: how an {@code https} discovery-url is trusted (see {@link DiscoveryTls}). */
+        Tls tls();
+    }
+
+    /** Trust and client identity for an {@code https} discovery-url; every file is PEM and reread on reconnect. */
+    interface Tls {
+        /** {@code meshdns.dns.discovery.tls.ca-file}: CA certificate(s) discovery's certificate must chain to. Unset: the JVM's trust store. */
+        Optional<String> caFile();
+
+        /** {@code meshdns.dns.discovery.tls.server-name}: the name discovery's certificate must carry (SNI too). Unset: the URL's host. */
+        Optional<String> serverName();
+
+        /** {@code meshdns.dns.discovery.tls.cert-file}: client certificate (chain) for mutual TLS; needs key-file. */
+        Optional<String> certFile();
+
+        /** {@code meshdns.dns.discovery.tls.key-file}: the client certificate's private key (PKCS#8 or PKCS#1 PEM); needs cert-file. */
+        Optional<String> keyFile();
     }
 }

@@ -98,6 +98,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     @Override
     public synchronized void start(Sink sink) throws Exception {
         validate(config);
+        DiscoveryTls.of(vertx, config.discoveryUrl().orElse(null), config.discovery().tls()); // fails the start naming the key
         this.sink = sink;
         registry.gauge("meshdns.discovery.client.version", versionGauge);
         registry.gauge("meshdns.discovery.client.connected", connectedGauge);
@@ -154,7 +155,8 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         } else {
             String userAgent = HttpCatalogFeed.userAgent(BuildInfo.version(), naming.settings().localCluster());
             httpFeed = new HttpCatalogFeed(vertx, url, config.discoveryToken().orElse(null), userAgent,
-                    config.discovery().backoffInitial(), config.discovery().backoffMax(), config.discovery().idleTimeout(), this);
+                    config.discovery().backoffInitial(), config.discovery().backoffMax(), config.discovery().idleTimeout(), this,
+                    DiscoveryTls.of(vertx, url, config.discovery().tls()));
             httpFeed.start();
         }
     }

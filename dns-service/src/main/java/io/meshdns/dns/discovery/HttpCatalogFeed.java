@@ -12,11 +12,16 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.SSLOptions;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.core.parsetools.RecordParser;
 import org.jboss.logging.Logger;
 
+import javax.net.ssl.SSLException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,7 +29,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The HTTP feed, non-blocking on Vert.x: {@code GET /v1/snapshot} (If-None-Match, gzip), then
  * {@code GET /v1/watch?since=V} read as NDJSON line by line. Any failure, a stream end, an idle stream or a
  * version gap reconnects with exponential backoff and jitter (a gap also drops the ETag, forcing a full
- * snapshot).
+ * snapshot). Over {@code https} the server is verified against {@link DiscoveryTls} (its CA file, server name and
+ * client certificate are reread before a connection when they changed on disk); a failed handshake is logged as
+ * such and retried, never downgraded to plain text.
  */
 final class HttpCatalogFeed {
     private static final Logger LOG = Logger.getLogger(HttpCatalogFeed.class);
@@ -38,6 +45,9 @@ final class HttpCatalogFeed {
     private final Duration idleTimeout;
     private final CatalogSink sink;
     private final HttpClient client;
+    private final Optional<DiscoveryTls> tls;
+    /** The TLS files' fingerprint the client was last configured with (see {@link DiscoveryTls#fingerprint()}). */
+    private volatile String tlsFingerprint;
     private final AtomicInteger generation = new AtomicInteger();
     private volatile boolean stopped;
     private volatile String etag;
@@ -45,7 +55,7 @@ final class HttpCatalogFeed {
     private int failures;
 
     HttpCatalogFeed(Vertx vertx, String baseUrl, String token, String userAgent, Duration backoffInitial, Duration backoffMax,
-                    Duration idleTimeout, CatalogSink sink) {
+                    Duration idleTimeout, CatalogSink sink, Optional<DiscoveryTls> tls) {
         this.vertx = vertx;
         this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
         this.token = token;
@@ -54,10 +64,17 @@ final class HttpCatalogFeed {
         this.backoffMax = backoffMax;
         this.idleTimeout = idleTimeout;
         this.sink = sink;
-        this.client = vertx.createHttpClient(new HttpClientOptions()
+        this.tls = tls;
+        HttpClientOptions options = new HttpClientOptions()
                 .setDecompressionSupported(true)
                 .setConnectTimeout(5000)
-                .setKeepAlive(true));
+                .setKeepAlive(true);
+        if (tls.isPresent()) {
+            tlsFingerprint = tls.get().fingerprint();
+            SSLOptions ssl = tls.get().sslOptions();
+            options.setSsl(true).setVerifyHost(true).setTrustOptions(ssl.getTrustOptions()).setKeyCertOptions(ssl.getKeyCertOptions());
+        }
+        this.client = vertx.createHttpClient(options);
     }
 
     void start() {
@@ -73,15 +90,40 @@ final class HttpCatalogFeed {
     private void connect() {
         if (stopped) return;
         int gen = generation.incrementAndGet();
-        fetchSnapshot()
+        reloadTlsIfChanged()
+                .compose(v -> fetchSnapshot())
                 .compose(v -> openWatch(gen))
                 .onFailure(e -> lost(gen, e));
+    }
+
+    /** A rotated CA bundle or client certificate is used from the next connection; open connections keep theirs. */
+    private Future<Void> reloadTlsIfChanged() {
+        if (tls.isEmpty() || !tls.get().changedSince(tlsFingerprint)) return Future.succeededFuture();
+        String fingerprint = tls.get().fingerprint();
+        SSLOptions ssl;
+        try {
+            ssl = tls.get().sslOptions();
+        } catch (RuntimeException e) {
+            return Future.failedFuture(e);
+        }
+        return client.updateSSLOptions(ssl, true).map(updated -> {
+            tlsFingerprint = fingerprint;
+            LOG.infof("discovery TLS files changed on disk; new connections use them");
+            return null;
+        });
     }
 
     private RequestOptions request(String pathAndQuery, long idleMillis) {
         RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(baseUrl + pathAndQuery)
                 .setIdleTimeout(idleMillis)
                 .putHeader(HttpHeaders.USER_AGENT, userAgent);
+        Optional<String> serverName = tls.flatMap(DiscoveryTls::serverName);
+        if (serverName.isPresent()) {
+            // Connect to the URL's address, but verify (and ask by SNI for) the configured name's certificate.
+            URI uri = URI.create(baseUrl);
+            int port = uri.getPort() > 0 ? uri.getPort() : 443;
+            o.setServer(SocketAddress.inetSocketAddress(port, uri.getHost())).setHost(serverName.get()).setPort(port);
+        }
         if (token != null && !token.isEmpty()) o.putHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token);
         return o;
     }
@@ -96,7 +138,7 @@ final class HttpCatalogFeed {
             }
             if (resp.statusCode() != 200) {
                 return resp.body().compose(b -> Future.failedFuture("GET /v1/snapshot: HTTP " + resp.statusCode()
-                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8))));
+                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8).strip())));
             }
             String newTag = resp.getHeader(HttpHeaders.ETAG);
             return resp.body().compose(body -> {
@@ -120,7 +162,7 @@ final class HttpCatalogFeed {
         return client.request(o).compose(req -> req.send()).compose(resp -> {
             if (resp.statusCode() != 200) {
                 return resp.body().compose(b -> Future.failedFuture("GET /v1/watch: HTTP " + resp.statusCode()
-                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8))));
+                        + " " + abbreviate(b.toString(StandardCharsets.UTF_8).strip())));
             }
             if (gen != generation.get()) {
                 resp.request().reset();
@@ -157,7 +199,11 @@ final class HttpCatalogFeed {
         sink.connected(false);
         sink.reconnecting();
         long delay = backoff(failures++);
-        if (cause != null) {
+        SSLException tlsFailure = tlsFailure(cause);
+        if (tlsFailure != null) {
+            LOG.warnf("discovery %s: TLS handshake failed (%s); not connected, retrying in %d ms (check %s, %s, %s)", baseUrl,
+                    rootMessage(tlsFailure), delay, DiscoveryTls.CA_FILE, DiscoveryTls.SERVER_NAME, DiscoveryTls.CERT_FILE);
+        } else if (cause != null) {
             LOG.warnf("discovery %s unavailable (%s); retrying in %d ms", baseUrl, cause.getMessage(), delay);
         } else {
             LOG.infof("discovery watch ended; reconnecting in %d ms", delay);
@@ -181,6 +227,20 @@ final class HttpCatalogFeed {
         long base = backoffInitial.toMillis() << Math.min(attempt, 20);
         long d = Math.min(cap, Math.max(1, base));
         return d / 2 + ThreadLocalRandom.current().nextLong(d / 2 + 1);
+    }
+
+    private static SSLException tlsFailure(Throwable cause) {
+        for (Throwable t = cause; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof SSLException ssl) return ssl;
+        }
+        return null;
+    }
+
+    /** Vert.x says "Failed to create SSL connection"; the JDK's cause says why (an unknown CA, a name mismatch). */
+    private static String rootMessage(Throwable t) {
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        return root == t || root.getMessage() == null ? String.valueOf(t.getMessage()) : t.getMessage() + ": " + root.getMessage();
     }
 
     private static boolean isBlank(byte[] b) {

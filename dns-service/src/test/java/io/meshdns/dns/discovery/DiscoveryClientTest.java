@@ -238,6 +238,10 @@ class DiscoveryClientTest {
                     public Duration persistDelay() {
                         return Duration.ofMillis(100);
                     }
+
+                    public Tls tls() {
+                        return DiscoveryTlsTest.tls(null, null, null, null);
+                    }
                 };
             }
         };

@@ -59,9 +59,11 @@ class ManifestsTest {
     void everyManifestParsesIntoItsKubernetesKind() throws IOException {
         List<HasMetadata> objects = new ArrayList<>();
         try (Stream<Path> files = Files.walk(Manifests.ROOT)) {
-            // k8s/monitoring holds Prometheus Operator kinds (no fabric8 model): MonitoringQueriesTest checks those
+            // k8s/monitoring holds Prometheus Operator kinds (no fabric8 model): MonitoringQueriesTest checks those;
+            // the cert-manager component's kinds have none either (theCertManagerComponentIssuesTheMountedSecret).
             for (Path f : files.filter(p -> p.toString().endsWith(".yaml") && !p.endsWith("kustomization.yaml")
-                    && !Manifests.ROOT.relativize(p).startsWith("monitoring")).sorted().toList()) {
+                    && !Manifests.ROOT.relativize(p).startsWith("monitoring")
+                    && !Manifests.ROOT.relativize(p).startsWith("components/cert-manager")).sorted().toList()) {
                 objects.addAll(Manifests.objects(f));
             }
         }
@@ -243,7 +245,10 @@ class ManifestsTest {
         assertEquals("Default", pod.getDnsPolicy());
         Service discovery = Manifests.find(objects, Service.class, "discovery-service");
         String prefix = discovery.getMetadata().getName().toUpperCase().replace('-', '_') + "_SERVICE_";
-        assertEquals("http://$(" + prefix + "HOST):$(" + prefix + "PORT)", env(pod.getContainers().get(0), "MESHDNS_DNS_DISCOVERY_URL"));
+        assertEquals("https://$(" + prefix + "HOST):$(" + prefix + "PORT)", env(pod.getContainers().get(0), "MESHDNS_DNS_DISCOVERY_URL"));
+        // The URL has the ClusterIP: the certificate is verified against the Service's name.
+        assertEquals(discovery.getMetadata().getName() + "." + NAMESPACE + ".svc",
+                env(pod.getContainers().get(0), "MESHDNS_DNS_DISCOVERY_TLS_SERVER_NAME"));
         assertEquals(NAMESPACE, discovery.getMetadata().getNamespace(), "Service variables reach pods of the same namespace only");
         assertTrue(pod.getEnableServiceLinks() == null || pod.getEnableServiceLinks());
     }
@@ -272,6 +277,10 @@ class ManifestsTest {
         workloads(Manifests.resources(BASE)).values().forEach(t -> t.getSpec().getContainers().forEach(c -> c.getEnv().stream()
                 .filter(e -> e.getValueFrom() != null && e.getValueFrom().getSecretKeyRef() != null)
                 .forEach(e -> referenced.add(e.getValueFrom().getSecretKeyRef().getName()))));
+        // Required Secret volumes (discovery's certificate) too; optional ones (remote clusters) are the operator's.
+        workloads(Manifests.resources(BASE)).values().forEach(t -> t.getSpec().getVolumes().stream()
+                .filter(v -> v.getSecret() != null && !Boolean.TRUE.equals(v.getSecret().getOptional()))
+                .forEach(v -> referenced.add(v.getSecret().getSecretName())));
         assertEquals(referenced, new TreeSet<>(generated));
         String gitignore = Files.readString(Manifests.ROOT.getParent().resolve(".gitignore"));
         assertTrue(gitignore.contains("/k8s/secrets/*"), "secret files ignored by git");
@@ -280,6 +289,33 @@ class ManifestsTest {
             Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("bases").forEach(r -> res.add(r.asText()));
             assertTrue(res.contains("../../secrets"), overlay + " generates the Secrets");
         }
+    }
+
+    /**
+     * discovery serves HTTPS only, probed over HTTPS, from the Secret dns-service takes its CA from; the
+     * cert-manager component issues that Secret for the name dns-service verifies.
+     */
+    @Test
+    void discoveryServesHttpsOnlyFromTheSecretTheCertManagerComponentIssues() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        PodSpec discovery = workloads(objects).get("discovery-service").getSpec();
+        Container c = discovery.getContainers().get(0);
+        assertEquals("disabled", env(c, "QUARKUS_HTTP_INSECURE_REQUESTS"));
+        assertEquals("HTTPS", c.getReadinessProbe().getHttpGet().getScheme());
+        assertEquals("HTTPS", c.getLivenessProbe().getHttpGet().getScheme());
+        assertEquals("HTTPS", c.getStartupProbe().getHttpGet().getScheme());
+        String secret = discovery.getVolumes().stream().filter(v -> v.getSecret() != null && "tls".equals(v.getName()))
+                .findFirst().orElseThrow().getSecret().getSecretName();
+        PodSpec dns = dnsDaemonSet(objects).getSpec().getTemplate().getSpec();
+        assertTrue(dns.getVolumes().stream().anyMatch(v -> v.getSecret() != null && secret.equals(v.getSecret().getSecretName())
+                && v.getSecret().getItems().stream().allMatch(i -> i.getKey().equals("ca.crt"))), "dns-service mounts the CA only");
+        String serverName = env(dns.getContainers().get(0), "MESHDNS_DNS_DISCOVERY_TLS_SERVER_NAME");
+        List<HasMetadata> certs = Manifests.objects(Manifests.ROOT.resolve("components/cert-manager/certificates.yaml"));
+        GenericKubernetesResource serving = certs.stream().filter(o -> o.getKind().equals("Certificate") && o instanceof GenericKubernetesResource g
+                && secret.equals(String.valueOf(((Map<?, ?>) g.getAdditionalProperties().get("spec")).get("secretName"))))
+                .map(GenericKubernetesResource.class::cast).findFirst().orElseThrow();
+        assertTrue(((List<?>) ((Map<?, ?>) serving.getAdditionalProperties().get("spec")).get("dnsNames")).contains(serverName));
+        assertEquals(NAMESPACE, serving.getMetadata().getNamespace());
     }
 
     @Test
