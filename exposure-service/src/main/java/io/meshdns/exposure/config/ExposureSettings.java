@@ -22,8 +22,17 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
                                SourceSettings sources, Set<String> enabledSources, TxtNameMapper txtNames,
                                List<Provider> providers, Set<String> adoptOwners) {
 
-    /** @param factories every registered provider kind; the one {@code meshdns.exposure.provider} names builds the targets */
+    /** With the built-in sources as the known ones. */
     public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories) {
+        return from(c, factories, io.meshdns.exposure.source.ObjectTranslation.byName(
+                io.meshdns.exposure.source.ObjectTranslation.builtIn()).keySet());
+    }
+
+    /**
+     * @param factories    every registered provider kind; the one {@code meshdns.exposure.provider} names builds the targets
+     * @param knownSources the names of every source bean; {@code meshdns.exposure.sources} may name only these
+     */
+    public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories, Set<String> knownSources) {
         String owner = c.ownerId().trim();
         if (owner.isEmpty() || owner.contains(",") || owner.contains("=")) {
             throw new IllegalArgumentException("meshdns.exposure.owner-id: must be non-empty and free of ',' and '='");
@@ -37,8 +46,9 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
         }
         Set<String> sources = Set.copyOf(c.sources());
         for (String s : sources) {
-            if (!Set.of("service", "ingress", "crd").contains(s)) {
-                throw new IllegalArgumentException("meshdns.exposure.sources: unknown source '" + s + "' (service, ingress, crd)");
+            if (!knownSources.contains(s)) {
+                throw new IllegalArgumentException("meshdns.exposure.sources: unknown source '" + s + "' ("
+                        + String.join(", ", new java.util.TreeSet<>(knownSources)) + ")");
             }
         }
         c.defaultDomain().ifPresent(d -> {

@@ -1,7 +1,9 @@
 package io.meshdns.exposure.source;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.meshdns.exposure.endpoint.Endpoint;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,12 +16,29 @@ import java.util.TreeMap;
  * it on, {@code meshdns.io/shared} declares a multi-owner RRset).
  * A bad entry is reported and skipped; the other entries are still published.
  */
-public final class DnsEndpointSource {
+@Singleton
+public final class DnsEndpointSource implements Source {
 
     public static final String GROUP = "externaldns.k8s.io";
     public static final String VERSION = "v1alpha1";
     public static final String KIND = "DNSEndpoint";
     public static final String PLURAL = "dnsendpoints";
+    public static final WatchedKind DNS_ENDPOINTS = WatchedKind.custom(GROUP, VERSION, KIND, PLURAL);
+
+    @Override
+    public String name() {
+        return "crd";
+    }
+
+    @Override
+    public WatchedKind kind() {
+        return DNS_ENDPOINTS;
+    }
+
+    @Override
+    public void translate(HasMetadata object, SourceContext context, SourceOutput out) {
+        translate((GenericKubernetesResource) object, out);
+    }
 
     @SuppressWarnings("unchecked")
     public void translate(GenericKubernetesResource res, SourceOutput out) {

@@ -1,8 +1,10 @@
 package io.meshdns.exposure.source;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
 import io.meshdns.exposure.endpoint.Endpoint;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -13,7 +15,25 @@ import java.util.Map;
  * the hostname annotation, pointing at status.loadBalancer.ingress (IP → A/AAAA, host → CNAME) or
  * at the target annotation. Rule hosts are declared names, so an Ingress needs no annotation.
  */
-public final class IngressSource {
+@Singleton
+public final class IngressSource implements Source {
+
+    public static final WatchedKind INGRESSES = WatchedKind.builtIn(Ingress.class, "networking.k8s.io", "v1", "Ingress", "ingresses", true);
+
+    @Override
+    public String name() {
+        return "ingress";
+    }
+
+    @Override
+    public WatchedKind kind() {
+        return INGRESSES;
+    }
+
+    @Override
+    public void translate(HasMetadata object, SourceContext context, SourceOutput out) {
+        translate((Ingress) object, out);
+    }
 
     public void translate(Ingress ing, SourceOutput out) {
         var meta = ing.getMetadata();

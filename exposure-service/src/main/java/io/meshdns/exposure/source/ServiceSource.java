@@ -1,5 +1,6 @@
 package io.meshdns.exposure.source;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.LoadBalancerIngress;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
@@ -7,7 +8,9 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.meshdns.exposure.endpoint.Endpoint;
+import jakarta.inject.Singleton;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -32,15 +35,65 @@ import java.util.Optional;
  * </ul>
  * An invalid annotation is reported as a {@link Problem}; the object's other records are still produced.
  */
-public final class ServiceSource {
+@Singleton
+public final class ServiceSource implements Source {
 
+    public static final WatchedKind SERVICES = WatchedKind.builtIn(Service.class, "", "v1", "Service", "services", true);
+    public static final WatchedKind NODES = WatchedKind.builtIn(Node.class, "", "v1", "Node", "nodes", false);
+    public static final WatchedKind ENDPOINT_SLICES =
+            WatchedKind.builtIn(EndpointSlice.class, "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", true);
+
+    /** Only for {@link #translate(Service, List, List, SourceOutput)}; a pass passes its own in the context. */
     private final SourceSettings settings;
+
+    /** The bean: settings come with each pass's {@link SourceContext}. */
+    public ServiceSource() {
+        this(new SourceSettings(Optional.empty(), false, Optional.empty()));
+    }
 
     public ServiceSource(SourceSettings settings) {
         this.settings = settings;
     }
 
+    @Override
+    public String name() {
+        return "service";
+    }
+
+    @Override
+    public WatchedKind kind() {
+        return SERVICES;
+    }
+
+    @Override
+    public List<WatchedKind> context() {
+        return List.of(NODES, ENDPOINT_SLICES);
+    }
+
+    @Override
+    public void translate(HasMetadata object, SourceContext context, SourceOutput out) {
+        Service svc = (Service) object;
+        Map<String, List<EndpointSlice>> slices = context.index("service/slices-by-service", ServiceSource::slicesByService);
+        translate(context.settings(), svc, context.objects(NODES),
+                slices.getOrDefault(svc.getMetadata().getNamespace() + "/" + svc.getMetadata().getName(), List.of()), out);
+    }
+
+    private static Map<String, List<EndpointSlice>> slicesByService(SourceContext context) {
+        var out = new HashMap<String, List<EndpointSlice>>();
+        for (EndpointSlice s : context.<EndpointSlice>objects(ENDPOINT_SLICES)) {
+            Map<String, String> labels = s.getMetadata().getLabels();
+            String svc = labels == null ? null : labels.get("kubernetes.io/service-name");
+            if (svc != null) out.computeIfAbsent(s.getMetadata().getNamespace() + "/" + svc, k -> new ArrayList<>()).add(s);
+        }
+        return out;
+    }
+
+    /** One Service with the settings this instance was built with. */
     public void translate(Service svc, List<Node> nodes, List<EndpointSlice> slices, SourceOutput out) {
+        translate(settings, svc, nodes, slices, out);
+    }
+
+    private void translate(SourceSettings settings, Service svc, List<Node> nodes, List<EndpointSlice> slices, SourceOutput out) {
         var meta = svc.getMetadata();
         Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
         String ns = meta.getNamespace();

@@ -12,7 +12,9 @@ import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.ProviderFactory;
 import io.quarkus.arc.All;
 import io.meshdns.exposure.registry.RegistryFactory;
+import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.Problem;
+import io.meshdns.exposure.source.Source;
 import io.meshdns.exposure.source.SourceOutput;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -60,10 +62,13 @@ public class ExposureController {
     private final RecordTypesConfig recordTypes;
     private final ProviderCacheConfig providerCache;
     private final TargetNetsConfig targetNets;
+    private final List<Source> sourceBeans;
 
     public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
                               @All List<ProviderFactory> factories, @All List<RegistryFactory> registries,
-                              RecordTypesConfig recordTypes, ProviderCacheConfig providerCache, TargetNetsConfig targetNets) {
+                              RecordTypesConfig recordTypes, ProviderCacheConfig providerCache, TargetNetsConfig targetNets,
+                              @All List<Source> sourceBeans) {
+        this.sourceBeans = List.copyOf(sourceBeans);
         this.config = config;
         this.targetNets = targetNets;
         this.providerCache = providerCache;
@@ -76,7 +81,9 @@ public class ExposureController {
 
     void onStart(@Observes StartupEvent ev) {
         // fails the start, naming the key
-        settings = ExposureSettings.from(config, factories);
+        settings = ExposureSettings.from(config, factories, ObjectTranslation.byName(sourceBeans).keySet());
+        var translation = new ObjectTranslation(sourceBeans, settings.sources(), settings.enabledSources());
+        LOG.infof("exposure-service: sources %s", translation.names());
         RegistryFactory registryKind = RegistryFactory.named(registries, config.registry());
         var types = recordTypes.filter();
         var nets = targetNets.filter();
@@ -104,10 +111,10 @@ public class ExposureController {
                 }
                 dirs.add(path);
             }
-            sources = new ManifestSources(dirs, settings.sources(), settings.enabledSources());
+            sources = new ManifestSources(dirs, translation);
         }
         if (config.once()) {
-            if (sources == null) sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> { });
+            if (sources == null) sources = new KubernetesSources(client, translation, () -> { });
             int status = OncePass.run(sources, reconcilers, settings.dryRun(), System.out);
             sources.close();
             LOG.infof("exposure-service: one pass done, exit status %d", status);
@@ -119,7 +126,7 @@ public class ExposureController {
         scheduler = new PassScheduler(config.interval(), this::pass);
         gate = new LeaderGate(client, config.leaderElection(), cluster, scheduler.executor(), () -> scheduler.trigger(Duration.ZERO));
         if (sources == null) {
-            sources = new KubernetesSources(client, settings.sources(), settings.enabledSources(), () -> scheduler.trigger(config.debounce()));
+            sources = new KubernetesSources(client, translation, () -> scheduler.trigger(config.debounce()));
         }
         scheduler.execute(this::startSources);
         gate.start();

@@ -1,10 +1,7 @@
 package io.meshdns.exposure.sync;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -12,16 +9,18 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshdns.exposure.source.DnsEndpointSource;
 import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.SourceOutput;
-import io.meshdns.exposure.source.SourceSettings;
+import io.meshdns.exposure.source.WatchedKind;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The adapter between the cluster and the pure sources: informers on Services, Nodes,
- * EndpointSlices, Ingresses and DNSEndpoints; {@link #collect()} translates their caches.
- * A missing DNSEndpoint CRD means "no DNSEndpoints"; the informer is retried on every pass.
+ * The adapter between the cluster and the pure sources: one informer per kind the enabled sources read
+ * ({@link ObjectTranslation#kinds()}); {@link #collect()} translates their caches. A custom resource whose CRD
+ * is not installed means "no such objects": said once, and the CRD is looked for again on every pass, so a
+ * CRD installed later is picked up without a restart.
  */
 final class KubernetesSources implements DesiredSources {
 
@@ -31,24 +30,17 @@ final class KubernetesSources implements DesiredSources {
             .withPlural(DnsEndpointSource.PLURAL).withNamespaced(true).build();
 
     private final KubernetesClient client;
-    private final Set<String> enabled;
     private final ObjectTranslation translation;
     private final Runnable onChange;
-    private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
-    private SharedIndexInformer<Service> serviceInformer;
-    private SharedIndexInformer<Node> nodeInformer;
-    private SharedIndexInformer<EndpointSlice> sliceInformer;
-    private SharedIndexInformer<Ingress> ingressInformer;
-    private volatile SharedIndexInformer<GenericKubernetesResource> dnsEndpointInformer;
+    private final Map<String, SharedIndexInformer<? extends HasMetadata>> informers = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> reportedMissing = new ConcurrentHashMap<>();
+    private volatile boolean started;
 
-    KubernetesSources(KubernetesClient client, SourceSettings settings, Set<String> enabled, Runnable onChange) {
+    KubernetesSources(KubernetesClient client, ObjectTranslation translation, Runnable onChange) {
         this.client = client;
-        this.enabled = enabled;
-        this.translation = new ObjectTranslation(settings, enabled);
+        this.translation = translation;
         this.onChange = onChange;
     }
-
-    private volatile boolean started;
 
     @Override
     public boolean started() {
@@ -60,40 +52,47 @@ final class KubernetesSources implements DesiredSources {
     public synchronized void start() {
         if (started) return;
         close();
-        if (enabled.contains("service")) {
-            serviceInformer = track(client.services().inAnyNamespace().inform(handler()));
-            nodeInformer = track(client.nodes().inform(handler()));
-            sliceInformer = track(client.discovery().v1().endpointSlices().inAnyNamespace().inform(handler()));
+        for (WatchedKind kind : translation.kinds()) {
+            if (!kind.isCustom()) informers.put(kind.kind(), inform(kind));
         }
-        if (enabled.contains("ingress")) {
-            ingressInformer = track(client.network().v1().ingresses().inAnyNamespace().inform(handler()));
-        }
-        ensureDnsEndpointInformer();
+        ensureCustomInformers();
         started = true;
+    }
+
+    private SharedIndexInformer<? extends HasMetadata> inform(WatchedKind kind) {
+        if (kind.isCustom()) {
+            var context = new ResourceDefinitionContext.Builder().withGroup(kind.group()).withVersion(kind.version())
+                    .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
+            return kind.namespaced() ? client.genericKubernetesResources(context).inAnyNamespace().inform(handler())
+                    : client.genericKubernetesResources(context).inform(handler());
+        }
+        return kind.namespaced() ? client.resources(kind.type()).inAnyNamespace().inform(handler())
+                : client.resources(kind.type()).inform(handler());
     }
 
     /** The DNSEndpoint from the informer cache; null when unknown or not watched. */
     GenericKubernetesResource dnsEndpoint(String namespace, String name) {
-        var informer = dnsEndpointInformer;
-        return informer == null ? null : informer.getStore().getByKey(namespace + "/" + name);
+        var informer = informers.get(DnsEndpointSource.KIND);
+        return informer == null ? null : (GenericKubernetesResource) informer.getStore().getByKey(namespace + "/" + name);
     }
 
-    private <T> SharedIndexInformer<T> track(SharedIndexInformer<T> informer) {
-        informers.add(informer);
-        return informer;
-    }
-
-    private synchronized void ensureDnsEndpointInformer() {
-        if (!enabled.contains("crd") || dnsEndpointInformer != null) return;
-        try {
-            if (client.apiextensions().v1().customResourceDefinitions().withName(DnsEndpointSource.PLURAL + "." + DnsEndpointSource.GROUP).get() == null) {
-                LOG.debug("DNSEndpoint CRD not installed: no DNSEndpoints (checked again on the next pass)");
-                return;
+    private synchronized void ensureCustomInformers() {
+        for (WatchedKind kind : translation.kinds()) {
+            if (!kind.isCustom() || informers.containsKey(kind.kind())) continue;
+            try {
+                if (client.apiextensions().v1().customResourceDefinitions().withName(kind.crdName()).get() == null) {
+                    if (reportedMissing.putIfAbsent(kind.kind(), true) == null) {
+                        LOG.infof("%s CRD %s not installed: no %s objects (checked again on every pass)", kind.kind(), kind.crdName(),
+                                kind.kind());
+                    }
+                    continue;
+                }
+                informers.put(kind.kind(), inform(kind));
+                reportedMissing.remove(kind.kind());
+                LOG.infof("watching %s (%s/%s)", kind.plural(), kind.group(), kind.version());
+            } catch (RuntimeException e) {
+                LOG.warnf("cannot watch %s yet: %s", kind.crdName(), e.getMessage());
             }
-            dnsEndpointInformer = track(client.genericKubernetesResources(DNS_ENDPOINTS).inAnyNamespace().inform(handler()));
-            LOG.info("watching DNSEndpoints (externaldns.k8s.io/v1alpha1)");
-        } catch (RuntimeException e) {
-            LOG.warnf("cannot watch DNSEndpoints yet: %s", e.getMessage());
         }
     }
 
@@ -116,22 +115,18 @@ final class KubernetesSources implements DesiredSources {
         };
     }
 
-    /** Translates the informer caches; objects in a stable order so the plan input is deterministic. */
+    /** Translates the informer caches; the translation orders the objects so the plan input is deterministic. */
     @Override
     public SourceOutput collect() {
-        ensureDnsEndpointInformer();
-        return translation.translate(cached(serviceInformer), cached(nodeInformer), cached(sliceInformer), cached(ingressInformer),
-                cached(dnsEndpointInformer));
-    }
-
-    private static <T> List<T> cached(SharedIndexInformer<T> informer) {
-        return informer == null ? List.of() : informer.getStore().list();
+        ensureCustomInformers();
+        var objects = new ArrayList<HasMetadata>();
+        for (var informer : informers.values()) objects.addAll(informer.getStore().list());
+        return translation.translate(objects);
     }
 
     @Override
-    public void close() {
-        informers.forEach(SharedIndexInformer::close);
+    public synchronized void close() {
+        informers.values().forEach(SharedIndexInformer::close);
         informers.clear();
-        dnsEndpointInformer = null;
     }
 }

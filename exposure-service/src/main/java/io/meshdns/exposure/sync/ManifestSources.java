@@ -1,14 +1,9 @@
 package io.meshdns.exposure.sync;
 
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.meshdns.exposure.source.DnsEndpointSource;
 import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
@@ -22,8 +17,8 @@ import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
- * Desired state from YAML/JSON manifests ({@code meshdns.exposure.manifest-dirs}): Services, Nodes,
- * EndpointSlices, Ingresses and DNSEndpoints, as {@code kubectl apply -f} would read them (multi-
+ * Desired state from YAML/JSON manifests ({@code meshdns.exposure.manifest-dirs}): objects of every kind
+ * the enabled sources read, as {@code kubectl apply -f} would read them (multi-
  * document YAML, {@code kind: List}), re-read on every pass. A file that cannot be read or parsed
  * (or is larger than {@value #MAX_FILE_BYTES} bytes) is skipped and logged — whatever it throws —
  * and the other files still count. Without a cluster the service runs without one: try it on a laptop.
@@ -37,9 +32,14 @@ final class ManifestSources implements DesiredSources {
     private final List<Path> dirs;
     private final ObjectTranslation translation;
 
-    ManifestSources(List<Path> dirs, SourceSettings settings, Set<String> enabled) {
+    ManifestSources(List<Path> dirs, ObjectTranslation translation) {
         this.dirs = List.copyOf(dirs);
-        this.translation = new ObjectTranslation(settings, enabled);
+        this.translation = translation;
+    }
+
+    /** With the built-in sources only. */
+    ManifestSources(List<Path> dirs, SourceSettings settings, Set<String> enabled) {
+        this(dirs, new ObjectTranslation(settings, enabled));
     }
 
     @Override
@@ -66,20 +66,10 @@ final class ManifestSources implements DesiredSources {
                 LOG.warnf("manifest %s: cannot be read (%s); skipped, the other files still count", file, e);
             }
         }
-        var services = new ArrayList<Service>();
-        var nodes = new ArrayList<Node>();
-        var slices = new ArrayList<EndpointSlice>();
-        var ingresses = new ArrayList<Ingress>();
-        var dnsEndpoints = new ArrayList<GenericKubernetesResource>();
         for (HasMetadata o : objects) {
             if (o.getMetadata().getNamespace() == null && !(o instanceof Node)) o.getMetadata().setNamespace("default");
-            if (o instanceof Service svc) services.add(svc);
-            else if (o instanceof Node n) nodes.add(n);
-            else if (o instanceof EndpointSlice es) slices.add(es);
-            else if (o instanceof Ingress ing) ingresses.add(ing);
-            else if (o instanceof GenericKubernetesResource g && DnsEndpointSource.KIND.equals(g.getKind())) dnsEndpoints.add(g);
         }
-        return translation.translate(services, nodes, slices, ingresses, dnsEndpoints);
+        return translation.translate(objects);
     }
 
     private List<Path> files() {

@@ -1,0 +1,44 @@
+package io.meshdns.exposure.source;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * What one pass hands every {@link Source}: the settings and all objects read, by kind. {@link #index} keeps
+ * one derived table per pass (a Service's EndpointSlices by service) so a source builds it once, not per object.
+ */
+public final class SourceContext {
+
+    private final SourceSettings settings;
+    private final Map<String, List<HasMetadata>> objectsByKind;
+    private final Map<String, Object> indexes = new HashMap<>();
+
+    public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind) {
+        this.settings = settings;
+        this.objectsByKind = Map.copyOf(objectsByKind);
+    }
+
+    public SourceSettings settings() {
+        return settings;
+    }
+
+    /** The objects of one kind (empty when not read or none exist), already in a stable order. */
+    @SuppressWarnings("unchecked")
+    public <T extends HasMetadata> List<T> objects(WatchedKind kind) {
+        return (List<T>) (List<?>) objectsByKind.getOrDefault(kind.kind(), List.of());
+    }
+
+    /** A table derived from this pass's objects, built once per pass under {@code key}. */
+    @SuppressWarnings("unchecked")
+    public <T> T index(String key, Function<SourceContext, T> build) {
+        Object existing = indexes.get(key);
+        if (existing == null) {
+            existing = build.apply(this);
+            indexes.put(key, existing);
+        }
+        return (T) existing;
+    }
+}

@@ -1,0 +1,47 @@
+package io.meshdns.exposure.source;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+
+/**
+ * A Kubernetes kind a {@link Source} reads. A built-in kind carries its fabric8 model class and is watched
+ * with a typed informer; a custom resource has none ({@code type == null}), is read as a
+ * {@link GenericKubernetesResource} and is watched only once its CRD ({@code plural.group}) is installed.
+ *
+ * @param group      API group, "" for the core group
+ * @param version    the API version read
+ * @param kind       the object kind, also the kind Problems and Events name
+ * @param plural     the resource's plural name
+ * @param namespaced whether objects live in a namespace
+ * @param type       the fabric8 model class, null for a custom resource
+ */
+public record WatchedKind(String group, String version, String kind, String plural, boolean namespaced,
+                          Class<? extends HasMetadata> type) {
+
+    public static WatchedKind builtIn(Class<? extends HasMetadata> type, String group, String version, String kind, String plural,
+                                      boolean namespaced) {
+        return new WatchedKind(group, version, kind, plural, namespaced, type);
+    }
+
+    public static WatchedKind custom(String group, String version, String kind, String plural) {
+        return new WatchedKind(group, version, kind, plural, true, null);
+    }
+
+    public boolean isCustom() {
+        return type == null;
+    }
+
+    /** The CRD's name: {@code plural.group}. */
+    public String crdName() {
+        return plural + "." + group;
+    }
+
+    /** Whether an object (from a manifest or an informer) is of this kind; custom resources match any version. */
+    public boolean matches(HasMetadata o) {
+        if (type != null) return type.isInstance(o);
+        if (!(o instanceof GenericKubernetesResource g) || !kind.equals(g.getKind())) return false;
+        String apiVersion = g.getApiVersion() == null ? "" : g.getApiVersion();
+        int slash = apiVersion.indexOf('/');
+        return group.equals(slash < 0 ? "" : apiVersion.substring(0, slash));
+    }
+}
