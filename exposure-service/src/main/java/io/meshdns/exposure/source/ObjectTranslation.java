@@ -1,6 +1,8 @@
 package io.meshdns.exposure.source;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -24,6 +26,8 @@ public final class ObjectTranslation {
     private static final Logger LOG = Logger.getLogger(ObjectTranslation.class);
     private static final Comparator<HasMetadata> BY_NAMESPACE_AND_NAME =
             Comparator.comparing((HasMetadata o) -> o.getMetadata().getNamespace() + "/" + o.getMetadata().getName());
+
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
     private final List<Source> sources;
     private final SourceSettings settings;
@@ -79,7 +83,7 @@ public final class ObjectTranslation {
         for (HasMetadata o : objects) {
             for (WatchedKind k : kinds) {
                 if (k.matches(o)) {
-                    byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(o);
+                    byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k.isCustom() ? generic(o) : o);
                     break;
                 }
             }
@@ -91,6 +95,11 @@ public final class ObjectTranslation {
             for (HasMetadata o : context.objects(source.kind())) guarded(out, o, source, context);
         }
         return out;
+    }
+
+    /** Custom resources reach their source as generic resources, whichever class a parser made of them. */
+    private static GenericKubernetesResource generic(HasMetadata o) {
+        return o instanceof GenericKubernetesResource g ? g : SERIALIZATION.convertValue(o, GenericKubernetesResource.class);
     }
 
     private static void guarded(SourceOutput out, HasMetadata obj, Source source, SourceContext context) {

@@ -17,6 +17,21 @@ public record Problem(String kind, String apiVersion, String namespace, String n
     /** Normal Event: this object's records are in DNS as wanted. */
     public static final String PUBLISHED = "Published";
 
+    /** Warning: no Gateway has accepted the route's current generation; its records are withdrawn, as ExternalDNS does. */
+    public static final String ROUTE_NOT_ACCEPTED = "RouteNotAccepted";
+    /** Warning: a route hostname outside every matching listener's hostname is not published (the others are). */
+    public static final String HOSTNAME_OUTSIDE_LISTENER = "HostnameOutsideListener";
+    /** Warning: the Gateway has neither a target annotation nor status.addresses; the route's current records are kept. */
+    public static final String GATEWAY_WITHOUT_ADDRESS = "GatewayWithoutAddress";
+
+    /**
+     * Whether the object's resource counts as errored, so the plan keeps its current records. Not for a route
+     * its Gateway stopped accepting or a hostname outside the listener: there the object itself says "not here".
+     */
+    public boolean keepsRecords() {
+        return !normal() && !ROUTE_NOT_ACCEPTED.equals(reason) && !HOSTNAME_OUTSIDE_LISTENER.equals(reason);
+    }
+
     /** Normal (informational) rather than Warning. */
     public boolean normal() {
         return PUBLISHED.equals(reason);

@@ -201,7 +201,7 @@ public final class ServiceSource implements Source {
         }
     }
 
-    static long ttlOf(io.fabric8.kubernetes.api.model.HasMetadata obj, String kind, Map<String, String> ann, SourceOutput out) {
+    public static long ttlOf(io.fabric8.kubernetes.api.model.HasMetadata obj, String kind, Map<String, String> ann, SourceOutput out) {
         return ttl(obj, kind, ann, out);
     }
 

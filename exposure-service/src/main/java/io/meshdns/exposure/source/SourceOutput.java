@@ -102,7 +102,9 @@ public final class SourceOutput {
 
     public Desired toDesired() {
         Set<String> errored = new TreeSet<>();
-        problems.forEach(p -> errored.add(p.resourceKey()));
+        problems.forEach(p -> {
+            if (p.keepsRecords()) errored.add(p.resourceKey());
+        });
         return new Desired(endpoints, errored);
     }
 }

@@ -36,11 +36,14 @@ public record WatchedKind(String group, String version, String kind, String plur
         return plural + "." + group;
     }
 
-    /** Whether an object (from a manifest or an informer) is of this kind; custom resources match any version. */
+    /**
+     * Whether an object (from a manifest or an informer) is of this kind; custom resources match any version, and
+     * whatever class the parser chose (a model jar on the class path may type them).
+     */
     public boolean matches(HasMetadata o) {
         if (type != null) return type.isInstance(o);
-        if (!(o instanceof GenericKubernetesResource g) || !kind.equals(g.getKind())) return false;
-        String apiVersion = g.getApiVersion() == null ? "" : g.getApiVersion();
+        if (!kind.equals(o.getKind())) return false;
+        String apiVersion = o.getApiVersion() == null ? "" : o.getApiVersion();
         int slash = apiVersion.indexOf('/');
         return group.equals(slash < 0 ? "" : apiVersion.substring(0, slash));
     }

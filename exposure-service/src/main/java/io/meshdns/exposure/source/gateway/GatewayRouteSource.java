@@ -1,0 +1,301 @@
+package io.meshdns.exposure.source.gateway;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.meshdns.exposure.source.Annotations;
+import io.meshdns.exposure.source.Problem;
+import io.meshdns.exposure.source.ServiceSource;
+import io.meshdns.exposure.source.Source;
+import io.meshdns.exposure.source.SourceContext;
+import io.meshdns.exposure.source.SourceNames;
+import io.meshdns.exposure.source.SourceOutput;
+import io.meshdns.exposure.source.WatchedKind;
+import io.meshdns.exposure.endpoint.Endpoint;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A Gateway API route kind → endpoints, with ExternalDNS v0.22's semantics (source/gateway.go):
+ * <ul>
+ *   <li>hostnames: {@code spec.hostnames} plus the hostname annotation ({@code gateway-hostname-source:
+ *       annotation-only | defined-hosts-only} picks one); a route without spec.hostnames takes the listener's;
+ *       TCP/UDP routes have none, so they need the annotation;</li>
+ *   <li>parents: only {@code status.parents} entries that are also in {@code spec.parentRefs}, are Gateways
+ *       ({@code gateway.networking.k8s.io}), pass {@code meshdns.exposure.gateway.*}, and are Accepted=True for
+ *       the route's current {@code metadata.generation};</li>
+ *   <li>listeners: the parentRef's sectionName (else all), same protocol (HTTPS = HTTP, a TLS listener takes TCP
+ *       routes), the parentRef's port if set, allowedRoutes namespaces (Same by default, All, Selector on the
+ *       route's Namespace labels) and kinds;</li>
+ *   <li>host: the most specific overlap of route and listener hostname ({@code *.} a suffix match);</li>
+ *   <li>targets: the Gateway's target annotation, else every {@code status.addresses[].value} (a host name →
+ *       CNAME), de-duplicated.</li>
+ * </ul>
+ * Bad input is a Problem on the route: never accepted (records withdrawn), a hostname outside every listener,
+ * a Gateway without an address (records kept).
+ */
+public abstract class GatewayRouteSource implements Source {
+
+    public static final String GROUP = "gateway.networking.k8s.io";
+    public static final WatchedKind GATEWAYS = WatchedKind.custom(GROUP, "v1", "Gateway", "gateways");
+    public static final WatchedKind NAMESPACES = WatchedKind.builtIn(Namespace.class, "", "v1", "Namespace", "namespaces", false);
+    static final String HOSTNAME_SOURCE = "gateway-hostname-source";
+
+    private final String name;
+    private final WatchedKind kind;
+    private final String protocol;
+    private final GatewayFilter filter;
+
+    protected GatewayRouteSource(String name, String kind, String version, String plural, String protocol, GatewayFilter filter) {
+        this.name = name;
+        this.kind = WatchedKind.custom(GROUP, version, kind, plural);
+        this.protocol = protocol;
+        this.filter = filter;
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final WatchedKind kind() {
+        return kind;
+    }
+
+    @Override
+    public final List<WatchedKind> context() {
+        return List.of(GATEWAYS, NAMESPACES);
+    }
+
+    @Override
+    public final void translate(HasMetadata object, SourceContext context, SourceOutput out) {
+        var route = (GenericKubernetesResource) object;
+        var meta = route.getMetadata();
+        Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
+        if (Annotations.forOtherController(ann)) return;
+        String k = kind.kind();
+        Map<String, Object> spec = map(route.getAdditionalProperties().get("spec"));
+        List<Object> parentRefs = list(spec.get("parentRefs"));
+        if (parentRefs.isEmpty()) return;
+
+        List<String> specHosts = new ArrayList<>();
+        for (Object h : list(spec.get("hostnames"))) specHosts.add(String.valueOf(h));
+        String hostSource = Annotations.get(ann, HOSTNAME_SOURCE).orElse("").trim();
+        var routeHosts = new ArrayList<String>();
+        if (!hostSource.equalsIgnoreCase("annotation-only")) routeHosts.addAll(specHosts);
+        if (!hostSource.equalsIgnoreCase("defined-hosts-only")) routeHosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
+        if (specHosts.isEmpty() || hostSource.equalsIgnoreCase("annotation-only") && routeHosts.isEmpty()) routeHosts.add("");
+
+        Map<String, HasMetadata> gateways = context.index("gateway/by-name", GatewayRouteSource::gatewaysByName);
+        Map<String, LinkedHashSet<String>> hostTargets = new LinkedHashMap<>();
+        Set<String> unmatchedHosts = new TreeSet<>();
+        boolean accepted = false;
+        for (Object s : list(map(route.getAdditionalProperties().get("status")).get("parents"))) {
+            Map<String, Object> parentStatus = map(s);
+            Map<String, Object> ref = map(parentStatus.get("parentRef"));
+            String namespace = str(ref.get("namespace"), meta.getNamespace());
+            if (!hasParentRef(parentRefs, ref, meta.getNamespace())) continue;
+            if (!GROUP.equals(str(ref.get("group"), GROUP)) || !"Gateway".equals(str(ref.get("kind"), "Gateway"))) continue;
+            HasMetadata gw = gateways.get(namespace + "/" + str(ref.get("name"), ""));
+            if (gw == null || !filter.admits(gw)) continue;
+            if (!isAccepted(parentStatus, meta.getGeneration())) continue;
+            accepted = true;
+            String section = str(ref.get("sectionName"), "");
+            Object port = ref.get("port");
+            var gwObj = (GenericKubernetesResource) gw;
+            for (Object l : list(map(gwObj.getAdditionalProperties().get("spec")).get("listeners"))) {
+                Map<String, Object> lis = map(l);
+                if (!section.isEmpty() && !section.equals(lis.get("name"))) continue;
+                if (!protocolMatches(protocol, str(lis.get("protocol"), ""))) continue;
+                if (port != null && !String.valueOf(port).equals(String.valueOf(lis.get("port")))) continue;
+                if (!routeAllowed(gw, lis, route, context)) continue;
+                String gwHost = str(lis.get("hostname"), "");
+                for (String rtHost : routeHosts) {
+                    if (gwHost.isEmpty() && rtHost.isEmpty()) continue;
+                    String host = matchingHost(gwHost, rtHost);
+                    if (host == null) {
+                        unmatchedHosts.add(rtHost);
+                        continue;
+                    }
+                    hostTargets.computeIfAbsent(host, x -> new LinkedHashSet<>()).addAll(targets(gwObj));
+                }
+            }
+        }
+        if (!accepted) {
+            out.problem(route, k, Problem.ROUTE_NOT_ACCEPTED, "no Gateway has accepted generation " + meta.getGeneration()
+                    + " of this " + k + " (status.parents Accepted=True with that observedGeneration); nothing published");
+            return;
+        }
+        unmatchedHosts.removeAll(hostTargets.keySet());
+        unmatchedHosts.remove("");
+        if (!unmatchedHosts.isEmpty()) {
+            out.problem(route, k, Problem.HOSTNAME_OUTSIDE_LISTENER, "hostname(s) " + unmatchedHosts
+                    + " match no listener hostname of an accepting Gateway; not published");
+        }
+        long ttl = ServiceSource.ttlOf(route, k, ann, out);
+        String resource = SourceNames.resourceKey(k, meta.getNamespace(), meta.getName());
+        int first = out.endpoints().size();
+        for (var e : hostTargets.entrySet()) {
+            if (e.getValue().isEmpty()) {
+                out.problem(route, k, Problem.GATEWAY_WITHOUT_ADDRESS, "host " + e.getKey()
+                        + ": the accepting Gateway has neither a target annotation nor status.addresses");
+                continue;
+            }
+            try {
+                out.addTargets(Endpoint.normalizeHostName(e.getKey()), List.copyOf(new TreeSet<>(e.getValue())), ttl, resource);
+            } catch (IllegalArgumentException ex) {
+                out.problem(route, k, Problem.INVALID_ANNOTATION, "host '" + e.getKey() + "': " + ex.getMessage());
+            }
+        }
+        out.finishObject(first, ann, ttl);
+    }
+
+    private static List<String> targets(GenericKubernetesResource gw) {
+        List<String> override = Annotations.list(gw.getMetadata().getAnnotations() == null ? Map.of() : gw.getMetadata().getAnnotations(),
+                Annotations.TARGET);
+        if (!override.isEmpty()) return override;
+        var out = new ArrayList<String>();
+        for (Object a : list(map(gw.getAdditionalProperties().get("status")).get("addresses"))) {
+            Object v = map(a).get("value");
+            if (v != null && !v.toString().isBlank()) out.add(v.toString());
+        }
+        return out;
+    }
+
+    private static Map<String, HasMetadata> gatewaysByName(SourceContext context) {
+        var out = new HashMap<String, HasMetadata>();
+        for (HasMetadata g : context.objects(GATEWAYS)) out.put(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName(), g);
+        return out;
+    }
+
+    private static boolean hasParentRef(List<Object> parentRefs, Map<String, Object> ref, String routeNamespace) {
+        for (Object o : parentRefs) {
+            Map<String, Object> r = map(o);
+            if (str(r.get("group"), GROUP).equals(str(ref.get("group"), GROUP)) && str(r.get("kind"), "Gateway").equals(str(ref.get("kind"), "Gateway"))
+                    && str(r.get("name"), "").equals(str(ref.get("name"), ""))
+                    && str(r.get("namespace"), routeNamespace).equals(str(ref.get("namespace"), routeNamespace))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The first Accepted condition decides: True and observed at the route's current generation. */
+    static boolean isAccepted(Map<String, Object> parentStatus, Long generation) {
+        for (Object c : list(parentStatus.get("conditions"))) {
+            Map<String, Object> cond = map(c);
+            if ("Accepted".equals(cond.get("type"))) {
+                long observed = cond.get("observedGeneration") instanceof Number n ? n.longValue() : 0;
+                return "True".equals(cond.get("status")) && observed == (generation == null ? 0 : generation);
+            }
+        }
+        return false;
+    }
+
+    /** HTTPS counts as HTTP; a TLS listener takes TCP routes. */
+    static boolean protocolMatches(String route, String listener) {
+        String a = route.equals("HTTPS") ? "HTTP" : route;
+        String b = listener.equals("HTTPS") ? "HTTP" : listener;
+        if (a.equals("TCP") && b.equals("TLS")) b = "TCP";
+        return a.equals(b);
+    }
+
+    private boolean routeAllowed(HasMetadata gw, Map<String, Object> listener, HasMetadata route, SourceContext context) {
+        Map<String, Object> allow = map(listener.get("allowedRoutes"));
+        Map<String, Object> namespaces = map(allow.get("namespaces"));
+        String from = str(namespaces.get("from"), "Same");
+        switch (from) {
+            case "All" -> { }
+            case "Same" -> {
+                if (!Objects.equals(gw.getMetadata().getNamespace(), route.getMetadata().getNamespace())) return false;
+            }
+            case "Selector" -> {
+                HasMetadata ns = null;
+                for (HasMetadata n : context.objects(NAMESPACES)) if (n.getMetadata().getName().equals(route.getMetadata().getNamespace())) ns = n;
+                if (ns == null || !selectorMatches(map(namespaces.get("selector")), ns.getMetadata().getLabels())) return false;
+            }
+            default -> {
+                return false;
+            }
+        }
+        List<Object> kinds = list(allow.get("kinds"));
+        if (kinds.isEmpty()) return true;
+        for (Object o : kinds) {
+            Map<String, Object> gk = map(o);
+            if (str(gk.get("group"), GROUP).equals(GROUP) && kind.kind().equals(gk.get("kind"))) return true;
+        }
+        return false;
+    }
+
+    /** A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). */
+    static boolean selectorMatches(Map<String, Object> selector, Map<String, String> labels) {
+        Map<String, String> l = labels == null ? Map.of() : labels;
+        for (var e : map(selector.get("matchLabels")).entrySet()) if (!String.valueOf(e.getValue()).equals(l.get(e.getKey()))) return false;
+        for (Object o : list(selector.get("matchExpressions"))) {
+            Map<String, Object> expr = map(o);
+            String key = str(expr.get("key"), "");
+            var values = list(expr.get("values")).stream().map(String::valueOf).toList();
+            boolean ok = switch (str(expr.get("operator"), "")) {
+                case "In" -> l.containsKey(key) && values.contains(l.get(key));
+                case "NotIn" -> !l.containsKey(key) || !values.contains(l.get(key));
+                case "Exists" -> l.containsKey(key);
+                case "DoesNotExist" -> !l.containsKey(key);
+                default -> false;
+            };
+            if (!ok) return false;
+        }
+        return true;
+    }
+
+    /**
+     * The most specific overlap of two hostnames, null when none: "" matches anything, {@code *.x} matches any name
+     * below x (not x itself); an IP or an invalid name matches nothing.
+     */
+    static String matchingHost(String a, String b) {
+        a = host(a);
+        b = host(b);
+        if (a == null || b == null) return null;
+        if (a.isEmpty()) return b;
+        if (b.isEmpty() || a.equals(b)) return a;
+        if (b.length() < a.length() || (a.length() == b.length() && b.startsWith("*."))) {
+            String t = a;
+            a = b;
+            b = t;
+        }
+        return a.startsWith("*.") && b.endsWith(a.substring(1)) ? b : null;
+    }
+
+    private static String host(String h) {
+        if (h.isEmpty()) return "";
+        if (Endpoint.isIpLiteral(h)) return null;
+        String bare = h.startsWith("*.") ? h.substring(2) : h;
+        if (bare.isEmpty() || bare.length() > 255) return null;
+        for (String label : bare.split("\\.", -1)) {
+            if (!label.matches("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")) return null;
+        }
+        return h.toLowerCase(Locale.ROOT);
+    }
+
+    private static String str(Object o, String def) {
+        return o == null || o.toString().isEmpty() ? def : o.toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> list(Object o) {
+        return o instanceof List<?> l ? (List<Object>) l : List.of();
+    }
+}
