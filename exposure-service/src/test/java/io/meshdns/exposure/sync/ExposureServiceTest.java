@@ -262,6 +262,83 @@ class ExposureServiceTest {
         reconcileUntil("status.mesh.test", "A", List.of());
     }
 
+    static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext GATEWAYS = context("Gateway", "gateways");
+    static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext HTTP_ROUTES = context("HTTPRoute", "httproutes");
+
+    static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context(String kind, String plural) {
+        return new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder().withGroup("gateway.networking.k8s.io")
+                .withVersion("v1").withKind(kind).withPlural(plural).withNamespaced(true).build();
+    }
+
+    void ensureCrd(String kind, String plural) {
+        String name = plural + ".gateway.networking.k8s.io";
+        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() == null) {
+            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                    .withNewMetadata().withName(name).endMetadata()
+                    .withNewSpec().withGroup("gateway.networking.k8s.io").withScope("Namespaced")
+                    .withNewNames().withKind(kind).withPlural(plural).withSingular(kind.toLowerCase()).endNames()
+                    .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion()
+                    .endSpec().build()).create();
+        }
+    }
+
+    /** Sets the route's status.parents to one Gateway parent, Accepted = {@code accepted} at the route's current generation. */
+    void setAccepted(String route, boolean accepted) {
+        for (int i = 0; i < 3; i++) {
+            GenericKubernetesResource r = client.genericKubernetesResources(HTTP_ROUTES).inNamespace("default").withName(route).get();
+            long generation = r.getMetadata().getGeneration() == null ? 0 : r.getMetadata().getGeneration();
+            r.getAdditionalProperties().put("status", Map.of("parents", List.of(Map.of("parentRef", Map.of("name", "edge"),
+                    "controllerName", "example.io/gw", "conditions", List.of(Map.of("type", "Accepted", "status", accepted ? "True" : "False",
+                            "observedGeneration", generation, "reason", accepted ? "Accepted" : "NotAllowedByListeners",
+                            "message", "", "lastTransitionTime", "2026-01-01T00:00:00Z"))))));
+            client.genericKubernetesResources(HTTP_ROUTES).resource(r).update();
+            Long after = client.genericKubernetesResources(HTTP_ROUTES).inNamespace("default").withName(route).get().getMetadata().getGeneration();
+            if ((after == null ? 0 : after) == generation) return;
+        }
+        throw new AssertionError("the route's generation keeps moving");
+    }
+
+    /**
+     * Gateway API: the CRDs installed while the service runs are picked up; a route is published only once its Gateway
+     * has accepted it, at the Gateway's address; a withdrawn acceptance removes the records; nothing foreign is touched.
+     */
+    @Test
+    void anHttpRouteIsPublishedWhileItsGatewayAcceptsIt() throws Exception {
+        controller.reconcileNow(); // the CRDs are absent: the gateway source idles
+        ensureCrd("Gateway", "gateways");
+        ensureCrd("HTTPRoute", "httproutes");
+        client.genericKubernetesResources(GATEWAYS).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("gateway.networking.k8s.io/v1").withKind("Gateway")
+                .withNewMetadata().withNamespace("default").withName("edge").endMetadata()
+                .withAdditionalProperties(Map.of(
+                        "spec", Map.of("gatewayClassName", "x", "listeners", List.of(Map.of("name", "http", "protocol", "HTTP", "port", 80,
+                                "hostname", "*.mesh.test"))),
+                        "status", Map.of("addresses", List.of(Map.of("type", "IPAddress", "value", "203.0.113.50")))))
+                .build()).create();
+        client.genericKubernetesResources(HTTP_ROUTES).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("gateway.networking.k8s.io/v1").withKind("HTTPRoute")
+                .withNewMetadata().withNamespace("default").withName("shop").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("hostnames", List.of("shop.mesh.test", "shop.elsewhere.test"),
+                        "parentRefs", List.of(Map.of("name", "edge"))))).build()).create();
+        setAccepted("shop", false);
+        reconcileUntil("shop.mesh.test", "A", List.of());
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            controller.reconcileNow();
+            return controller.sourcesReady();
+        });
+
+        setAccepted("shop", true);
+        reconcileUntil("shop.mesh.test", "A", List.of("203.0.113.50"));
+        assertTrue(bind().digAxfr("mesh.test").stream().anyMatch(l -> l.contains("resource=httproute/default/shop")),
+                "ownership TXT names the route as ExternalDNS does");
+
+        setAccepted("shop", false);
+        reconcileUntil("shop.mesh.test", "A", List.of());
+        client.genericKubernetesResources(HTTP_ROUTES).inNamespace("default").withName("shop").delete();
+        client.genericKubernetesResources(GATEWAYS).inNamespace("default").withName("edge").delete();
+        assertForeignUntouched();
+    }
+
     void ensureDnsEndpointCrd() {
         if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
             client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
