@@ -31,11 +31,20 @@ public final class ObjectTranslation {
 
     private final List<Source> sources;
     private final SourceSettings settings;
+    private final SourceFilter filter;
 
-    /** {@code available}: every source bean; {@code enabled}: the names of {@code meshdns.exposure.sources}. */
-    public ObjectTranslation(Collection<? extends Source> available, SourceSettings settings, Set<String> enabled) {
+    /**
+     * {@code available}: every source bean; {@code enabled}: the names of {@code meshdns.exposure.sources};
+     * {@code filter}: which of the sources' own objects are translated at all.
+     */
+    public ObjectTranslation(Collection<? extends Source> available, SourceSettings settings, Set<String> enabled, SourceFilter filter) {
         this.sources = byName(available).values().stream().filter(s -> enabled.contains(s.name())).toList();
         this.settings = settings;
+        this.filter = filter;
+    }
+
+    public ObjectTranslation(Collection<? extends Source> available, SourceSettings settings, Set<String> enabled) {
+        this(available, settings, enabled, SourceFilter.ALL);
     }
 
     /** The built-in sources only (tests and tools that run without CDI). */
@@ -92,7 +101,9 @@ public final class ObjectTranslation {
         var context = new SourceContext(settings, byKind);
         var out = new SourceOutput();
         for (Source source : sources) {
-            for (HasMetadata o : context.objects(source.kind())) guarded(out, o, source, context);
+            for (HasMetadata o : context.objects(source.kind())) {
+                if (filter.admits(o)) guarded(out, o, source, context);
+            }
         }
         return out;
     }

@@ -15,6 +15,8 @@ import io.meshdns.exposure.registry.RegistryFactory;
 import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.Source;
+import io.meshdns.exposure.source.SourceFilter;
+import io.meshdns.exposure.source.SourceFilterConfig;
 import io.meshdns.exposure.source.SourceOutput;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -63,11 +65,13 @@ public class ExposureController {
     private final ProviderCacheConfig providerCache;
     private final TargetNetsConfig targetNets;
     private final List<Source> sourceBeans;
+    private final SourceFilterConfig sourceFilter;
 
     public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
                               @All List<ProviderFactory> factories, @All List<RegistryFactory> registries,
                               RecordTypesConfig recordTypes, ProviderCacheConfig providerCache, TargetNetsConfig targetNets,
-                              @All List<Source> sourceBeans) {
+                              @All List<Source> sourceBeans, SourceFilterConfig sourceFilter) {
+        this.sourceFilter = sourceFilter;
         this.sourceBeans = List.copyOf(sourceBeans);
         this.config = config;
         this.targetNets = targetNets;
@@ -82,7 +86,8 @@ public class ExposureController {
     void onStart(@Observes StartupEvent ev) {
         // fails the start, naming the key
         settings = ExposureSettings.from(config, factories, ObjectTranslation.byName(sourceBeans).keySet());
-        var translation = new ObjectTranslation(sourceBeans, settings.sources(), settings.enabledSources());
+        var translation = new ObjectTranslation(sourceBeans, settings.sources(), settings.enabledSources(),
+                SourceFilter.of(sourceFilter));
         LOG.infof("exposure-service: sources %s", translation.names());
         RegistryFactory registryKind = RegistryFactory.named(registries, config.registry());
         var types = recordTypes.filter();

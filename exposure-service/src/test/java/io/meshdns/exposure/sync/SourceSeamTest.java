@@ -12,6 +12,8 @@ import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.ServiceSource;
 import io.meshdns.exposure.source.Source;
 import io.meshdns.exposure.source.SourceContext;
+import io.meshdns.exposure.source.SourceFilter;
+import io.meshdns.exposure.source.SourceFilterConfig;
 import io.meshdns.exposure.source.SourceNames;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
@@ -122,6 +124,56 @@ class SourceSeamTest {
         assertEquals(List.of("crd", "ingress", "service"), all.names());
         assertEquals(Set.of("DNSEndpoint", "Ingress", "Service", "Node", "EndpointSlice"),
                 Set.copyOf(all.kinds().stream().map(WatchedKind::kind).toList()));
+    }
+
+    static String ingress(String ns, String name, String labels, String annotations) {
+        return """
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: {name: %2$s, namespace: %1$s, labels: {%3$s}, annotations: {%4$s}}
+                spec: {rules: [{host: %2$s.%1$s.mesh.example}]}
+                status: {loadBalancer: {ingress: [{ip: 203.0.113.9}]}}
+                ---
+                """.formatted(ns, name, labels, annotations);
+    }
+
+    static SourceFilterConfig filterConfig(String namespace, String labels, String annotations) {
+        return new SourceFilterConfig() {
+            public Optional<String> namespace() {
+                return Optional.ofNullable(namespace);
+            }
+
+            public Optional<String> labelFilter() {
+                return Optional.ofNullable(labels);
+            }
+
+            public Optional<String> annotationFilter() {
+                return Optional.ofNullable(annotations);
+            }
+        };
+    }
+
+    Set<String> published(SourceFilterConfig config) throws Exception {
+        Files.writeString(dir.resolve("i.yaml"), ingress("shop", "a", "dns: public", "") + ingress("shop", "b", "dns: private", "")
+                + ingress("team", "c", "dns: public", "external-dns.alpha.kubernetes.io/ttl: \"60\", team: x"));
+        var translation = new ObjectTranslation(ObjectTranslation.builtIn(), SETTINGS, Set.of("ingress"), SourceFilter.of(config));
+        var out = new TreeSet<String>();
+        new ManifestSources(List.of(dir), translation).collect().endpoints().forEach(e -> out.add(e.dnsName()));
+        return out;
+    }
+
+    @Test
+    void namespaceLabelAndAnnotationFiltersChooseTheSourceObjects() throws Exception {
+        assertEquals(Set.of("a.shop.mesh.example", "b.shop.mesh.example", "c.team.mesh.example"), published(filterConfig(null, null, null)));
+        assertEquals(Set.of("a.shop.mesh.example", "b.shop.mesh.example"), published(filterConfig("shop", null, null)));
+        assertEquals(Set.of("a.shop.mesh.example", "c.team.mesh.example"), published(filterConfig(null, "dns=public", null)));
+        assertEquals(Set.of("b.shop.mesh.example"), published(filterConfig(null, "dns!=public", null)));
+        assertEquals(Set.of("c.team.mesh.example"), published(filterConfig(null, "dns=public", "team=x")));
+        assertEquals(Set.of("a.shop.mesh.example", "b.shop.mesh.example"), published(filterConfig(null, null, "!team")));
+        var e = assertThrows(IllegalArgumentException.class, () -> SourceFilter.of(filterConfig(null, "a=b,=c", null)));
+        assertTrue(e.getMessage().startsWith("meshdns.exposure.label-filter: "), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> SourceFilter.of(filterConfig(null, null, "x y")));
+        assertTrue(e.getMessage().startsWith("meshdns.exposure.annotation-filter: "), e.getMessage());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.meshdns.exposure.source.gateway;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.meshdns.exposure.source.LabelSelector;
 import java.util.Optional;
 
 /** Which Gateways the route sources follow ({@link GatewayConfig}, checked): name, namespace, label selector. */

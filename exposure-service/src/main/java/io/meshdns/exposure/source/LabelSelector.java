@@ -1,4 +1,4 @@
-package io.meshdns.exposure.source.gateway;
+package io.meshdns.exposure.source;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,11 +6,12 @@ import java.util.Map;
 
 /**
  * The equality subset of Kubernetes' label selector syntax ({@code k=v}, {@code k==v}, {@code k!=v}, {@code k},
- * {@code !k}, comma = and), as ExternalDNS's --gateway-label-filter takes it. An empty selector matches everything.
+ * {@code !k}, comma = and), as ExternalDNS's --label-filter, --annotation-filter and --gateway-label-filter take it. An empty selector matches everything.
  */
-record LabelSelector(List<String[]> requirements) {
+public record LabelSelector(List<String[]> requirements) {
 
-    static LabelSelector parse(String key, String text) {
+    /** Fails naming {@code key} on text it cannot read. */
+    public static LabelSelector parse(String key, String text) {
         var out = new ArrayList<String[]>();
         for (String raw : text.split(",")) {
             String r = raw.trim();
@@ -29,7 +30,7 @@ record LabelSelector(List<String[]> requirements) {
         return new LabelSelector(List.copyOf(out));
     }
 
-    boolean matches(Map<String, String> labels) {
+    public boolean matches(Map<String, String> labels) {
         Map<String, String> l = labels == null ? Map.of() : labels;
         for (String[] r : requirements) {
             boolean ok = switch (r[0]) {
