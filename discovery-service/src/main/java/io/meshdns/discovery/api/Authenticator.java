@@ -29,14 +29,22 @@ import java.util.concurrent.ConcurrentHashMap;
  *     and the user it names must be one of {@code meshdns.discovery.authorized-subjects} (a username,
  *     or {@code group:<name>} for any member of a group); verdicts cached for {@code auth.cache-ttl}.
  *     Authentication alone is not enough: every pod of the cluster has a service-account token, and
- *     the snapshot lists every service of every cluster;</li>
+ *     the snapshot lists every service of every cluster. Each verdict expires on its own; refusals
+ *     (tokens the API server did not authenticate) are cached apart under a cap of their own, so a flood
+ *     of forged tokens evicts only other refusals;</li>
  * <li>otherwise every request is refused: there is nothing to check a token against.</li>
  * </ol>
  */
 @ApplicationScoped
 public class Authenticator {
     private static final Logger LOG = Logger.getLogger(Authenticator.class);
-    private static final int MAX_CACHED = 10_000;
+    /** Verdicts on tokens the API server authenticated (one per pod that reads at most, in practice). */
+    static final int MAX_CACHED = 10_000;
+    /**
+     * Refusals of tokens the API server did not authenticate, held apart and capped on their own: anyone
+     * can send new forged tokens, and they must never push out the verdicts of real nodes.
+     */
+    static final int MAX_CACHED_REFUSALS = 1_024;
 
     public enum Mode { DISABLED, SHARED_TOKEN, TOKEN_REVIEW, REFUSE_ALL }
 
@@ -58,6 +66,14 @@ public class Authenticator {
     private Mode mode;
     private byte[] sharedDigest;
     private final Map<String, Verdict> cache = new ConcurrentHashMap<>();
+    /** Insertion order: when full, the oldest refusal goes (each also expires on its own). */
+    private final Map<String, Verdict> refusals = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(64, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
+                    return size() > MAX_CACHED_REFUSALS;
+                }
+            });
     private java.util.Set<String> authorizedUsers = java.util.Set.of();
     private java.util.Set<String> authorizedGroups = java.util.Set.of();
 
@@ -131,11 +147,25 @@ public class Authenticator {
         String key = HexFormat.of().formatHex(sha256(token));
         long now = System.currentTimeMillis();
         Verdict v = cache.get(key);
+        if (v == null) v = refusals.get(key);
         if (v != null && v.expiresAtMillis() > now) return v.decision();
         Decision d = tokenReview(token);
-        if (cache.size() >= MAX_CACHED) cache.clear();
-        cache.put(key, new Verdict(d, now + config.auth().cacheTtl().toMillis()));
+        Verdict fresh = new Verdict(d, now + config.auth().cacheTtl().toMillis());
+        if (d == Decision.UNAUTHENTICATED) {
+            cache.remove(key);
+            refusals.put(key, fresh);
+        } else {
+            refusals.remove(key);
+            // Per entry: expired verdicts go first; still full, this one is not cached (the others stay).
+            if (cache.size() >= MAX_CACHED) cache.values().removeIf(old -> old.expiresAtMillis() <= now);
+            if (cache.size() < MAX_CACHED || cache.containsKey(key)) cache.put(key, fresh);
+        }
         return d;
+    }
+
+    /** Refusals currently cached (bounded by {@link #MAX_CACHED_REFUSALS}). */
+    int cachedRefusals() {
+        return refusals.size();
     }
 
     private Decision tokenReview(String token) {

@@ -94,6 +94,11 @@ final class WatchStream implements CatalogAggregator.Listener, WatchClients.Clie
         watchClients.opened(this);
         CatalogAggregator.Subscription sub = aggregator.subscribe(lastSent, this);
         cancel = sub.cancel();
+        if (!sub.ready()) {
+            // No version exists yet, so the client's since names a catalog this process never served
+            // (another replica's, or one from before a restart): it gets the first version whole.
+            lastSent = -1;
+        }
         if (sub.ready()) {
             if (sub.catchUp() == null) {
                 sendSnapshot(sub.current());

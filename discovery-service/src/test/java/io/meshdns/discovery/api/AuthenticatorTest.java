@@ -135,6 +135,29 @@ class AuthenticatorTest {
     }
 
     @Test
+    void aFloodOfForgedTokensNeverEvictsTheVerdictOfARealNode() {
+        AtomicInteger reviews = new AtomicInteger();
+        KubernetesServer server = reviewer(reviews);
+        try {
+            Authenticator a = new Authenticator(config(Map.of("meshdns.discovery.auth.cache-ttl", "10m")),
+                    () -> Optional.of(server.getClient()));
+            assertEquals(Authenticator.Decision.ALLOWED, a.check("Bearer token-dns"));
+            assertEquals(1, reviews.get());
+            // More distinct forged tokens than the whole cache holds: each one is reviewed (and refused).
+            int forged = 10_001;
+            for (int i = 0; i < forged; i++) {
+                assertEquals(Authenticator.Decision.UNAUTHENTICATED, a.check("Bearer forged-" + i));
+            }
+            assertEquals(1 + forged, reviews.get());
+            assertEquals(Authenticator.Decision.ALLOWED, a.check("Bearer token-dns"));
+            assertEquals(1 + forged, reviews.get(), "the real node's verdict is still cached: refusals have a cap of their own");
+            assertTrue(a.cachedRefusals() <= Authenticator.MAX_CACHED_REFUSALS, "refusals cached: " + a.cachedRefusals());
+        } finally {
+            server.after();
+        }
+    }
+
+    @Test
     void aBlankAuthorizedSubjectFailsTheStartNamingTheKey() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> new Authenticator(config(Map.of("meshdns.discovery.authorized-subjects", "group:")), Optional::empty));

@@ -10,7 +10,7 @@ import org.xbill.DNS.TextParseException;
 /** A stub domain: names at or under {@code zone} go to {@code servers} instead of the default upstreams. */
 public record ZoneForward(Name zone, List<Upstream> servers) {
 
-    static final String KEY = "meshdns.dns.zone-forwards";
+    public static final String KEY = "meshdns.dns.zone-forwards";
 
     public ZoneForward {
         servers = List.copyOf(servers);
@@ -21,7 +21,7 @@ public record ZoneForward(Name zone, List<Upstream> servers) {
      * so an element without '=' continues the previous zone's server list. The result is sorted so
      * that the longest (most specific) zone comes first.
      */
-    static List<ZoneForward> parse(List<String> elements) {
+    public static List<ZoneForward> parse(List<String> elements) {
         List<Name> zones = new ArrayList<>();
         List<List<Upstream>> servers = new ArrayList<>();
         for (String raw : elements) {

@@ -4,6 +4,9 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 
+import java.util.List;
+import java.util.Optional;
+
 /**
  * Pods pointed at the node's DNS, as NodeLocal DNSCache does it: a dummy interface holding a link-local
  * address, NOTRACK rules for DNS to that address, and the listeners bound there. Validated into
@@ -13,6 +16,7 @@ import io.smallrye.config.WithName;
 public interface NodeLocalConfig {
     String ENABLED = "meshdns.dns.node-local.enabled";
     String ADDRESS = "meshdns.dns.node-local.address";
+    String ADDRESSES = "meshdns.dns.node-local.addresses";
     String INTERFACE = "meshdns.dns.node-local.interface";
     String RULES = "meshdns.dns.node-local.rules";
     String KEEP_ON_EXIT = "meshdns.dns.node-local.keep-on-exit";
@@ -22,9 +26,17 @@ public interface NodeLocalConfig {
     @WithDefault("false")
     String enabled();
 
-    /** The address pods use as their nameserver (kubelet --cluster-dns); the listeners bind it. */
-    @WithDefault("169.254.20.10")
-    String address();
+    /**
+     * The one address pods use as their nameserver (kubelet --cluster-dns); the listeners bind it. Kept for
+     * configurations written before {@link #addresses()}; 169.254.20.10 when neither is set.
+     */
+    Optional<String> address();
+
+    /**
+     * Every address pods may use as their nameserver, IPv4 and IPv6 mixed (a dual-stack node's link-local
+     * pair, the kube-dns ClusterIP): all on the interface, all given NOTRACK, all bound by the listeners.
+     */
+    Optional<List<String>> addresses();
 
     /** The dummy interface that holds the address. */
     @WithName("interface")

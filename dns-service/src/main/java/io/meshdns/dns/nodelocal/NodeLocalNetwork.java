@@ -45,16 +45,19 @@ final class NodeLocalNetwork {
             must(rules.linkUp());
             added.add("link up");
         }
-        if (!rules.hasAddress(must(rules.showAddresses()))) {
-            must(rules.addAddress());
-            added.add("address " + settings.address());
+        String held = must(rules.showAddresses());
+        for (NodeLocalSettings.NodeAddress address : settings.addresses()) {
+            if (!rules.hasAddress(held, address)) {
+                must(rules.addAddress(address));
+                added.add("address " + address.literal());
+            }
         }
         switch (settings.rules()) {
             case IPTABLES -> {
                 for (RuleSet.IptablesRule rule : rules.iptablesRules()) {
                     if (!runner.run(rules.checkRule(rule)).ok()) {
                         must(rules.insertRule(rule));
-                        added.add(rule.table() + " " + rule.chain() + " " + String.join(" ", rule.spec()));
+                        added.add((rule.ipv6() ? "ip6tables " : "iptables ") + rule.table() + " " + rule.chain() + " " + String.join(" ", rule.spec()));
                     }
                 }
             }

@@ -5,6 +5,9 @@ import io.meshdns.dns.base.StartupOrder;
 import io.meshdns.dns.base.ConfigValues;
 
 import io.meshdns.dns.InvalidConfigException;
+import io.meshdns.dns.forward.ForwardConfig;
+import io.meshdns.dns.forward.Upstream;
+import io.meshdns.dns.forward.ZoneForward;
 import io.meshdns.dns.metrics.Counters;
 import io.meshdns.dns.server.BindAddressSource;
 import io.meshdns.dns.server.ServerConfig;
@@ -23,7 +26,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -47,6 +49,8 @@ public class NodeLocalService implements BindAddressSource {
     ServerConfig serverConfig;
     @Inject
     MeterRegistry registry;
+    @Inject
+    ForwardConfig forwardConfig;
 
     private NodeLocalSettings settings;
     private int port;
@@ -64,6 +68,13 @@ public class NodeLocalService implements BindAddressSource {
                     throw new InvalidConfigException(ServerConfig.PORT, "0 (any port) cannot be wired to pods: "
                             + NodeLocalConfig.ENABLED + "=true needs a fixed port (53)");
                 }
+                rejectUpstreamsWeHold(s, port);
+                if (s.rules() == NodeLocalSettings.Rules.IPTABLES && s.addresses().stream().anyMatch(NodeLocalSettings.NodeAddress::ipv6)
+                        && !onPath("ip6tables")) {
+                    throw new InvalidConfigException(addressKey(), String.join(",", s.literals())
+                            + ": IPv6 addresses in rules mode iptables need ip6tables, which is not on PATH here "
+                            + "(install it, or use " + NodeLocalConfig.RULES + "=nftables: its inet table holds both families)");
+                }
             }
             settings = s;
         }
@@ -71,8 +82,59 @@ public class NodeLocalService implements BindAddressSource {
     }
 
     @Override
-    public Optional<String> bindAddress() {
-        return settings().enabled() ? Optional.of(settings().address()) : Optional.empty();
+    public List<String> bindAddresses() {
+        return settings().enabled() ? settings().literals() : List.of();
+    }
+
+    /**
+     * An upstream at one of our addresses and our port would be ourselves: in the kube-dns ClusterIP mode the
+     * ClusterIP is on our interface, so forwarding to it loops back to us instead of reaching kube-dns (forward
+     * to a second Service in front of kube-dns, NodeLocal DNSCache's kube-dns-upstream). Checked here, where the
+     * addresses are known; the forwarder itself checks meshdns.dns.bind-address.
+     */
+    private void rejectUpstreamsWeHold(NodeLocalSettings s, int port) {
+        java.util.Set<InetAddress> held = new java.util.HashSet<>();
+        for (String literal : s.literals()) {
+            try {
+                held.add(InetAddress.getByName(literal));
+            } catch (java.net.UnknownHostException e) {
+                throw new IllegalStateException(e); // a validated literal: not a name to look up
+            }
+        }
+        List<Upstream> upstreams = new java.util.ArrayList<>();
+        for (String spec : forwardConfig.upstreams().orElse(List.of())) {
+            if (!spec.isBlank()) {
+                upstreams.add(Upstream.parse(spec, "meshdns.dns.upstreams"));
+            }
+        }
+        check(upstreams, "meshdns.dns.upstreams", held, port);
+        for (ZoneForward zone : ZoneForward.parse(forwardConfig.zoneForwards().orElse(List.of()))) {
+            check(zone.servers(), ZoneForward.KEY, held, port);
+        }
+    }
+
+    private static void check(List<Upstream> upstreams, String key, java.util.Set<InetAddress> held, int port) {
+        for (Upstream u : upstreams) {
+            if (u.address().getPort() == port && held.contains(u.address().getAddress())) {
+                throw new InvalidConfigException(key, u.label() + " is an address this node-local DNS holds ("
+                        + NodeLocalConfig.ADDRESSES + "): forwarding to it would loop back here (forward to a separate "
+                        + "Service in front of the cluster DNS, as NodeLocal DNSCache's kube-dns-upstream)");
+            }
+        }
+    }
+
+    private String addressKey() {
+        return config.addresses().filter(l -> !l.isEmpty()).isPresent() ? NodeLocalConfig.ADDRESSES : NodeLocalConfig.ADDRESS;
+    }
+
+    private static boolean onPath(String program) {
+        String path = System.getenv("PATH");
+        for (String dir : (path == null ? "/usr/sbin:/usr/bin:/sbin:/bin" : path).split(":")) {
+            if (!dir.isEmpty() && java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, program))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void onStart(@Observes @Priority(StartupOrder.NODE_WIRING) StartupEvent event) {
@@ -84,7 +146,7 @@ public class NodeLocalService implements BindAddressSource {
                 "Times the node-local interface, address or rules were found missing and put back");
         network = new NodeLocalNetwork(s, new RuleSet(s, port), new ProcessCommandRunner());
         List<String> added = network.ensure();
-        LOG.infof("node-local: %s on %s, rules %s (%s)", s.address(), s.interfaceName(), s.rules().name().toLowerCase(),
+        LOG.infof("node-local: %s on %s, rules %s (%s)", String.join(", ", s.literals()), s.interfaceName(), s.rules().name().toLowerCase(),
                 added.isEmpty() ? "already in place" : "added " + String.join("; ", added));
         checker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "meshdns-node-local");
@@ -118,7 +180,7 @@ public class NodeLocalService implements BindAddressSource {
             return;
         }
         if (servedByAnother()) {
-            LOG.infof("node-local: another instance serves %s port %d: keeping %s and its rules", settings.address(), port,
+            LOG.infof("node-local: another instance serves %s port %d: keeping %s and its rules", settings.literals().get(0), port,
                     settings.interfaceName());
             return;
         }
@@ -134,7 +196,7 @@ public class NodeLocalService implements BindAddressSource {
     private boolean servedByAnother() {
         for (int attempt = 0; attempt < 10; attempt++) {
             try (DatagramSocket probe = new DatagramSocket(null)) {
-                probe.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), port));
+                probe.bind(new InetSocketAddress(InetAddress.getByName(settings.literals().get(0)), port));
                 return false;
             } catch (BindException e) {
                 String why = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The interface and the rules for one node-local address, as data: which commands check, add and remove
+ * The interface and the rules for the node-local addresses (any mix of IPv4 and IPv6), as data: which commands check, add and remove
  * them. Pure, so every command line is unit-tested; {@link NodeLocalNetwork} runs them.
  *
  * <p>The rules are the ones NodeLocal DNSCache installs, for UDP and TCP to the DNS port: NOTRACK in the
@@ -26,8 +26,12 @@ public final class RuleSet {
         this.port = port;
     }
 
-    /** One iptables rule: its table, chain and match/target arguments. */
-    public record IptablesRule(String table, String chain, List<String> spec) {
+    public NodeLocalSettings settings() {
+        return settings;
+    }
+
+    /** One iptables rule: its family (ip6tables for IPv6), table, chain and match/target arguments. */
+    public record IptablesRule(boolean ipv6, String table, String chain, List<String> spec) {
         public IptablesRule {
             spec = List.copyOf(spec);
         }
@@ -60,17 +64,23 @@ public final class RuleSet {
         return Command.of("ip", "-o", "addr", "show", "dev", settings.interfaceName());
     }
 
-    public Command addAddress() {
-        return Command.of("ip", "addr", "add", prefix(), "dev", settings.interfaceName());
+    /**
+     * An IPv6 address is added {@code nodad}: duplicate address detection would hold it "tentative" for a
+     * second or two, and binding a tentative address fails (EADDRNOTAVAIL); the address is ours by design.
+     */
+    public Command addAddress(NodeLocalSettings.NodeAddress address) {
+        return address.ipv6()
+                ? Command.of("ip", "addr", "add", address.hostPrefix(), "dev", settings.interfaceName(), "nodad")
+                : Command.of("ip", "addr", "add", address.hostPrefix(), "dev", settings.interfaceName());
     }
 
     public Command deleteLink() {
         return Command.of("ip", "link", "del", "dev", settings.interfaceName());
     }
 
-    /** True when {@code ip -o addr show} output holds our address. */
-    public boolean hasAddress(String ipAddrOutput) {
-        String want = " " + prefix() + " ";
+    /** True when {@code ip -o addr show} output holds {@code address}. */
+    public boolean hasAddress(String ipAddrOutput, NodeLocalSettings.NodeAddress address) {
+        String want = " " + address.hostPrefix() + " ";
         for (String line : ipAddrOutput.split("\n")) {
             if ((line + " ").contains(want)) {
                 return true;
@@ -96,16 +106,20 @@ public final class RuleSet {
 
     // ---- iptables ----
 
+    /** Every address's rules, address by address in configured order; IPv6 ones go to ip6tables. */
     public List<IptablesRule> iptablesRules() {
-        String host = prefix();
         String p = String.valueOf(port);
         List<IptablesRule> rules = new ArrayList<>();
-        for (String proto : List.of("udp", "tcp")) {
-            rules.add(new IptablesRule("raw", "PREROUTING", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "NOTRACK")));
-            rules.add(new IptablesRule("raw", "OUTPUT", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "NOTRACK")));
-            rules.add(new IptablesRule("raw", "OUTPUT", List.of("-s", host, "-p", proto, "-m", proto, "--sport", p, "-j", "NOTRACK")));
-            rules.add(new IptablesRule("filter", "INPUT", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "ACCEPT")));
-            rules.add(new IptablesRule("filter", "OUTPUT", List.of("-s", host, "-p", proto, "-m", proto, "--sport", p, "-j", "ACCEPT")));
+        for (NodeLocalSettings.NodeAddress address : settings.addresses()) {
+            String host = address.hostPrefix();
+            boolean v6 = address.ipv6();
+            for (String proto : List.of("udp", "tcp")) {
+                rules.add(new IptablesRule(v6, "raw", "PREROUTING", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "NOTRACK")));
+                rules.add(new IptablesRule(v6, "raw", "OUTPUT", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "NOTRACK")));
+                rules.add(new IptablesRule(v6, "raw", "OUTPUT", List.of("-s", host, "-p", proto, "-m", proto, "--sport", p, "-j", "NOTRACK")));
+                rules.add(new IptablesRule(v6, "filter", "INPUT", List.of("-d", host, "-p", proto, "-m", proto, "--dport", p, "-j", "ACCEPT")));
+                rules.add(new IptablesRule(v6, "filter", "OUTPUT", List.of("-s", host, "-p", proto, "-m", proto, "--sport", p, "-j", "ACCEPT")));
+            }
         }
         return rules;
     }
@@ -125,24 +139,27 @@ public final class RuleSet {
     }
 
     private Command iptables(IptablesRule rule, String op) {
-        List<String> argv = new ArrayList<>(List.of(settings.ipv6() ? "ip6tables" : "iptables", "-w", "5", "-t", rule.table(), op, rule.chain()));
+        List<String> argv = new ArrayList<>(List.of(rule.ipv6() ? "ip6tables" : "iptables", "-w", "5", "-t", rule.table(), op, rule.chain()));
         argv.addAll(rule.spec());
         return new Command(argv, "");
     }
 
     // ---- nftables ----
 
-    /** The rules of our table as {@code nft list} prints them, chain by chain. */
+    /**
+     * The rules of our table as {@code nft list} prints them, chain by chain: the {@code inet} table holds
+     * both families, each rule matching {@code ip} or {@code ip6} addresses.
+     */
     public List<String> nftRules(String chain) {
-        String family = settings.ipv6() ? "ip6" : "ip";
-        String a = settings.address();
         List<String> rules = new ArrayList<>();
-        for (String proto : List.of("udp", "tcp")) {
-            if (chain.equals("prerouting")) {
+        for (NodeLocalSettings.NodeAddress address : settings.addresses()) {
+            String family = address.ipv6() ? "ip6" : "ip";
+            String a = address.literal();
+            for (String proto : List.of("udp", "tcp")) {
                 rules.add(family + " daddr " + a + " " + proto + " dport " + port + " notrack");
-            } else {
-                rules.add(family + " daddr " + a + " " + proto + " dport " + port + " notrack");
-                rules.add(family + " saddr " + a + " " + proto + " sport " + port + " notrack");
+                if (!chain.equals("prerouting")) {
+                    rules.add(family + " saddr " + a + " " + proto + " sport " + port + " notrack");
+                }
             }
         }
         return rules;
@@ -194,9 +211,5 @@ public final class RuleSet {
             }
         }
         return true;
-    }
-
-    private String prefix() {
-        return settings.address() + (settings.ipv6() ? "/128" : "/32");
     }
 }

@@ -49,9 +49,9 @@ public class DnsServer {
     void validate(@Observes @Priority(StartupOrder.VALIDATE) StartupEvent event) {
         settings = ServerSettings.from(config);
         for (BindAddressSource source : bindAddressSources) {
-            java.util.Optional<String> address = source.bindAddress();
-            if (address.isPresent()) {
-                settings = settings.withBindAddress(address.get());
+            java.util.List<String> addresses = source.bindAddresses();
+            if (!addresses.isEmpty()) {
+                settings = settings.withBindAddresses(addresses);
             }
         }
         udpReceiveBuffer();
@@ -72,7 +72,7 @@ public class DnsServer {
         listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
                 + ":" + port);
-        LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", settings.bindAddress(),
+        LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", String.join(", ", settings.bindAddresses()),
                 port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
         opened.fire(new ListenersOpened(settings.bindAddress(), port));
     }
@@ -90,8 +90,14 @@ public class DnsServer {
         return l == null ? -1 : l.port();
     }
 
+    /** The first address the listeners bind; null before start. */
     public String bindAddress() {
         return settings == null ? null : settings.bindAddress();
+    }
+
+    /** Every address the listeners bind; empty before start. */
+    public java.util.List<String> bindAddresses() {
+        return settings == null ? java.util.List.of() : settings.bindAddresses();
     }
 
     /** Whether {@code meshdns.dns.allowed-clients} admits {@code host} (an address literal): the operator endpoints ask too. */

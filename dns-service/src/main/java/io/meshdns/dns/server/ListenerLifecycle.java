@@ -28,7 +28,8 @@ final class ListenerLifecycle {
     private final RequestProcessor processor;
     private final DnsMetrics metrics;
     private final ListenerMetrics listenerMetrics;
-    private volatile UdpListener udp;
+    /** One UDP socket per bind address. */
+    private volatile java.util.List<UdpListener> udp = java.util.List.of();
     private volatile TcpListener tcp;
     private volatile int port = -1;
     private volatile boolean draining;
@@ -58,20 +59,28 @@ final class ListenerLifecycle {
         }
     }
 
-    /** Binds UDP, then TCP on the same port; returns the port. */
+    /**
+     * Binds UDP on the first address (with port 0 it picks the port), UDP on the others and TCP on all on that
+     * same port; returns the port. Any one failing closes what was bound: all addresses or none.
+     */
     int start() throws Exception {
         Exception last = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
+            java.util.List<UdpListener> sockets = new java.util.ArrayList<>();
             try {
-                UdpListener socket = UdpListener.bind(vertx, settings, udpReceiveBuffer, settings.port(), processor, metrics);
-                int bound = socket.port();
+                int bound = settings.port();
                 try {
+                    for (String address : settings.bindAddresses()) {
+                        UdpListener socket = UdpListener.bind(vertx, settings, address, udpReceiveBuffer, bound, processor, metrics);
+                        sockets.add(socket);
+                        bound = socket.port();
+                    }
                     tcp = TcpListener.bind(vertx, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);
                 } catch (Exception e) {
-                    socket.close();
+                    sockets.forEach(UdpListener::close);
                     throw e;
                 }
-                udp = socket;
+                udp = java.util.List.copyOf(sockets);
                 port = bound;
                 return bound;
             } catch (Exception e) {
@@ -84,7 +93,7 @@ final class ListenerLifecycle {
         }
         String hint = settings.reusePort() ? "" : " (another instance on this port? " + ServerConfig.REUSE_PORT + "=true lets two share it)";
         // Named by its key, so the start's one-line report shows it (and where to move the listeners).
-        throw new InvalidConfigException(ServerConfig.PORT, "cannot bind UDP+TCP on " + settings.bindAddress() + " port "
+        throw new InvalidConfigException(ServerConfig.PORT, "cannot bind UDP+TCP on " + String.join(", ", settings.bindAddresses()) + " port "
                 + settings.port() + " (" + ServerConfig.BIND_ADDRESS + "): " + last.getMessage() + hint, last);
     }
 
@@ -122,8 +131,6 @@ final class ListenerLifecycle {
         if (tcp != null) {
             tcp.close();
         }
-        if (udp != null) {
-            udp.close();
-        }
+        udp.forEach(UdpListener::close);
     }
 }

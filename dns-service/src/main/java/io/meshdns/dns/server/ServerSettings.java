@@ -19,8 +19,29 @@ import java.util.Locale;
  * {@link ServerConfig} checked and converted once at start. Every failure names its key, so a
  * typo stops the service with a message an operator can act on instead of a half-working listener.
  */
-public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientAcl acl, List<Cidr> allowedClients,
+public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl, List<Cidr> allowedClients,
                              int maxUdpPayload, TcpLimits tcp, boolean reusePort, Duration drain, boolean queryLog) {
+
+    public ServerSettings {
+        bindAddresses = List.copyOf(bindAddresses);
+        if (bindAddresses.isEmpty()) {
+            throw new IllegalArgumentException("no bind address");
+        }
+    }
+
+    /** The first address the listeners bind (the only one unless node-local wiring lists several). */
+    public String bindAddress() {
+        return bindAddresses.get(0);
+    }
+
+    /** Whether the first bind address is IPv6. */
+    public boolean ipv6() {
+        return isIpv6(bindAddress());
+    }
+
+    static boolean isIpv6(String literal) {
+        return literal.indexOf(':') >= 0;
+    }
 
     /** What one TCP client may hold: connections, their age and idle time, and queued answers. */
     public record TcpLimits(Duration idleTimeout, int maxConnections, int maxConnectionsPerClient,
@@ -64,17 +85,18 @@ public record ServerSettings(String bindAddress, boolean ipv6, int port, ClientA
         boolean reusePort = parseBoolean(ServerConfig.REUSE_PORT, config.reusePort());
         Duration drain = config.drain().map(d -> parseDuration(ServerConfig.DRAIN, d, true))
                 .orElse(reusePort ? DEFAULT_DRAIN : Duration.ZERO);
-        return new ServerSettings(bind, bindBytes.length == 16, port, new ClientAcl(cidrs), List.copyOf(cidrs),
+        return new ServerSettings(List.of(NetUtil.bytesToIpAddress(bindBytes)), port, new ClientAcl(cidrs), List.copyOf(cidrs),
                 payload, limits, reusePort, drain, config.queryLog());
     }
 
-    /** These settings with the listeners on {@code address} (a literal validated by its owner). */
-    public ServerSettings withBindAddress(String address) {
-        byte[] bytes = NetUtil.createByteArrayFromIpAddressString(address);
-        if (bytes == null) {
-            throw new IllegalArgumentException(address + " is not an address literal");
+    /** These settings with the listeners on every one of {@code addresses} (literals validated by their owner). */
+    public ServerSettings withBindAddresses(List<String> addresses) {
+        for (String address : addresses) {
+            if (NetUtil.createByteArrayFromIpAddressString(address) == null) {
+                throw new IllegalArgumentException(address + " is not an address literal");
+            }
         }
-        return new ServerSettings(address, bytes.length == 16, port, acl, allowedClients, maxUdpPayload, tcp, reusePort,
+        return new ServerSettings(addresses, port, acl, allowedClients, maxUdpPayload, tcp, reusePort,
                 drain, queryLog);
     }
 

@@ -39,7 +39,8 @@ final class TcpListener {
     /** Queries of one connection being answered at once (forwarded ones wait for upstreams); more pause its reading. */
     static final int MAX_IN_FLIGHT = 128;
 
-    private final NetServer server;
+    /** One server per bind address, sharing this listener's caps and connection table. */
+    private final java.util.List<NetServer> servers = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ServerSettings.TcpLimits limits;
     private final ClientAcl acl;
     private final RequestProcessor processor;
@@ -50,10 +51,9 @@ final class TcpListener {
     /** Every open connection, for choosing one to evict at a cap (scanned only then: at most max-connections). */
     private final java.util.Set<Connection> connections = ConcurrentHashMap.newKeySet();
 
-    private TcpListener(Vertx vertx, NetServer server, ServerSettings settings, RequestProcessor processor,
+    private TcpListener(Vertx vertx, ServerSettings settings, RequestProcessor processor,
                         DnsMetrics metrics, ListenerMetrics listenerMetrics) {
         this.vertx = vertx;
-        this.server = server;
         this.limits = settings.tcp();
         this.acl = settings.acl();
         this.processor = processor;
@@ -61,35 +61,44 @@ final class TcpListener {
         this.listenerMetrics = listenerMetrics;
     }
 
+    /**
+     * Listens on every bind address of {@code settings}, all on {@code port} (fixed by then: UDP chose it), one
+     * server each; the connection caps count the connections of all of them together.
+     */
     static TcpListener bind(Vertx vertx, ServerSettings settings, boolean reusePort, int port, RequestProcessor processor,
                             DnsMetrics metrics, ListenerMetrics listenerMetrics) throws Exception {
-        NetServer server = vertx.createNetServer(new NetServerOptions()
-                .setIdleTimeout((int) settings.tcp().idleTimeout().toMillis())
-                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                .setReusePort(reusePort)
-                .setTcpNoDelay(true)
-                .setTcpKeepAlive(false));
-        TcpListener listener = new TcpListener(vertx, server, settings, processor, metrics, listenerMetrics);
-        server.connectHandler(listener::onConnection);
+        TcpListener listener = new TcpListener(vertx, settings, processor, metrics, listenerMetrics);
         try {
-            server.listen(port, settings.bindAddress()).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            for (String address : settings.bindAddresses()) {
+                NetServer server = vertx.createNetServer(new NetServerOptions()
+                        .setIdleTimeout((int) settings.tcp().idleTimeout().toMillis())
+                        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                        .setReusePort(reusePort)
+                        .setTcpNoDelay(true)
+                        .setTcpKeepAlive(false));
+                server.connectHandler(listener::onConnection);
+                listener.servers.add(server);
+                server.listen(port, address).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            }
         } catch (Exception e) {
-            server.close();
+            listener.close();
             throw e;
         }
         return listener;
     }
 
     int port() {
-        return server.actualPort();
+        return servers.get(0).actualPort();
     }
 
-    /** Stops accepting and closes every connection; returns when done (or after 5 s). */
+    /** Stops accepting and closes every connection; returns when done (or after 5 s per server). */
     void close() {
-        try {
-            server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.debugf("tcp close: %s", e.getMessage());
+        for (NetServer server : servers) {
+            try {
+                server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.debugf("tcp close: %s", e.getMessage());
+            }
         }
     }
 

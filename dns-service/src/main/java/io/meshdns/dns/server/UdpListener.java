@@ -65,10 +65,11 @@ final class UdpListener {
         this.channel = channel;
     }
 
-    static UdpListener bind(Vertx vertx, ServerSettings settings, int receiveBuffer, int port,
+    /** One socket on {@code address} (one of the settings' bind addresses), each with its own handler. */
+    static UdpListener bind(Vertx vertx, ServerSettings settings, String address, int receiveBuffer, int port,
                             RequestProcessor processor, DnsMetrics metrics) throws Exception {
         VertxInternal internal = (VertxInternal) vertx;
-        InternetProtocolFamily family = settings.ipv6() ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
+        InternetProtocolFamily family = ServerSettings.isIpv6(address) ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
         boolean epoll = vertx.isNativeTransportEnabled() && Epoll.isAvailable();
         Bootstrap bootstrap = new Bootstrap()
                 .group(internal.getEventLoopGroup())
@@ -91,10 +92,10 @@ final class UdpListener {
         } else {
             bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM));
         }
-        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(settings.bindAddress(), port));
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port));
         if (!bound.await(10, TimeUnit.SECONDS)) {
             bound.channel().close();
-            throw new IllegalStateException("UDP bind on port " + port + " timed out");
+            throw new IllegalStateException("UDP bind on " + address + " port " + port + " timed out");
         }
         if (!bound.isSuccess()) {
             Throwable cause = bound.cause();

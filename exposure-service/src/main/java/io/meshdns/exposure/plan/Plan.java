@@ -14,7 +14,7 @@ import java.util.TreeMap;
  *
  * <p>Rules, in order:
  * <ol>
- *   <li>Only names the {@link DomainFilter} accepts and {@link #MANAGED_TYPES} are considered, on
+ *   <li>Only names the {@link DomainFilter} accepts and types the {@link RecordTypeFilter} manages are considered, on
  *       both sides: everything else is invisible to the plan and so never touched.</li>
  *   <li>A CNAME cannot share its name with other data: when sources want a CNAME and another type
  *       at one name, the CNAME is dropped (reported as a conflict).</li>
@@ -34,13 +34,17 @@ import java.util.TreeMap;
  */
 public final class Plan {
 
-    public static final Set<String> MANAGED_TYPES = Set.of("A", "AAAA", "CNAME", "SRV", "TXT", "NS", "MX", "PTR");
+    public static final Set<String> MANAGED_TYPES = RecordTypeFilter.SUPPORTED;
 
     private Plan() {
     }
 
     public record Input(List<Endpoint> current, List<Endpoint> desired, Policy policy, DomainFilter filter,
-                        String ownerId, Set<String> erroredResources) {
+                        String ownerId, Set<String> erroredResources, RecordTypeFilter types) {
+        public Input(List<Endpoint> current, List<Endpoint> desired, Policy policy, DomainFilter filter,
+                     String ownerId, Set<String> erroredResources) {
+            this(current, desired, policy, filter, ownerId, erroredResources, RecordTypeFilter.ALL);
+        }
     }
 
     /** @param conflicts one line per desired RRset that was not applied, and why (owner mismatch, CNAME clash, ...). */
@@ -62,14 +66,14 @@ public final class Plan {
         var desiredByKey = new TreeMap<Endpoint.Key, List<Endpoint>>();
         var desiredTypesByName = new TreeMap<String, Set<String>>();
         for (Endpoint e : in.desired()) {
-            if (!considered(e, in.filter()) || e.targets().isEmpty()) continue;
+            if (!considered(e, in) || e.targets().isEmpty()) continue;
             desiredByKey.computeIfAbsent(e.key(), k -> new ArrayList<>()).add(e);
             desiredTypesByName.computeIfAbsent(e.dnsName(), k -> new HashSet<>()).add(e.recordType());
         }
         var ours = new TreeMap<Endpoint.Key, Endpoint>();
         var foreign = new TreeMap<Endpoint.Key, List<Endpoint>>();
         for (Endpoint e : in.current()) {
-            if (!considered(e, in.filter())) continue;
+            if (!considered(e, in)) continue;
             if (in.ownerId().equals(e.owner())) {
                 ours.put(e.key(), e);
             } else {
@@ -139,8 +143,8 @@ public final class Plan {
         return new Result(new Changes(create, updateOld, updateNew, delete), List.copyOf(conflicts), mismatches[0], List.copyOf(refusals));
     }
 
-    private static boolean considered(Endpoint e, DomainFilter filter) {
-        return MANAGED_TYPES.contains(e.recordType()) && filter.matches(e.dnsName());
+    private static boolean considered(Endpoint e, Input in) {
+        return in.types().accepts(e.recordType()) && in.filter().matches(e.dnsName());
     }
 
     private static Endpoint resolve(List<Endpoint> candidates, Endpoint current, List<String> conflicts) {

@@ -2,16 +2,18 @@ package io.meshdns.exposure.registry;
 
 import io.meshdns.exposure.endpoint.Endpoint;
 import io.meshdns.exposure.plan.Changes;
-import io.meshdns.exposure.provider.Provider;
+import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.RecordOp;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * Ownership on top of one provider, as ExternalDNS's {@code registry.Registry}: {@link #records} is
  * the zone's current endpoints labelled with their owner, and {@link #apply} writes planned changes
- * together with whatever keeps ownership in step. The reconciler depends on this interface only;
+ * together with whatever keeps ownership in step. The reconciler depends on this interface only (the
+ * provider stays behind it: nothing here hands it out);
  * {@link TxtRegistry} is the implementation, chosen by {@code meshdns.exposure.registry} through a
  * {@link RegistryFactory} bean, the same way providers are chosen.
  */
@@ -39,7 +41,14 @@ public interface Registry {
     /** Old owner ids whose desired RRsets are taken over (meshdns.exposure.adopt-owners). */
     Set<String> adoptOwners();
 
-    Provider provider();
+    /** The target as printed in logs and metrics (the provider's description, no credentials). */
+    String describe();
+
+    /** The domain filter the provider declared (a webhook negotiates one); empty = every name. */
+    Optional<DomainFilter> domainFilter();
+
+    /** The provider's rewrite of desired endpoints before planning (ExternalDNS's AdjustEndpoints). */
+    List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException;
 
     /** ExternalDNS's Records: the current endpoints with ownership labels. */
     View records() throws ProviderException;

@@ -2,6 +2,7 @@ package io.meshdns.exposure.registry;
 
 import io.meshdns.exposure.endpoint.Endpoint;
 import io.meshdns.exposure.plan.Changes;
+import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.RRsetFolding;
@@ -124,8 +125,18 @@ public final class TxtRegistry implements Registry {
     }
 
     @Override
-    public Provider provider() {
-        return provider;
+    public String describe() {
+        return provider.describe();
+    }
+
+    @Override
+    public Optional<DomainFilter> domainFilter() {
+        return provider.domainFilter();
+    }
+
+    @Override
+    public List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException {
+        return provider.adjust(desired);
     }
 
     /** What the registry learnt from one read of the zones. */

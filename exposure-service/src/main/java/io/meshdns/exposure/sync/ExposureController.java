@@ -2,6 +2,10 @@ package io.meshdns.exposure.sync;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.exposure.config.ExposureConfig;
+import io.meshdns.exposure.config.RecordTypesConfig;
+import io.meshdns.exposure.config.TargetNetsConfig;
+import io.meshdns.exposure.provider.CachedProvider;
+import io.meshdns.exposure.provider.ProviderCacheConfig;
 import io.meshdns.exposure.config.ExposureSettings;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
@@ -53,10 +57,17 @@ public class ExposureController {
 
     private final List<ProviderFactory> factories;
     private final List<RegistryFactory> registries;
+    private final RecordTypesConfig recordTypes;
+    private final ProviderCacheConfig providerCache;
+    private final TargetNetsConfig targetNets;
 
     public ExposureController(ExposureConfig config, KubernetesClient client, MeterRegistry meterRegistry,
-                              @All List<ProviderFactory> factories, @All List<RegistryFactory> registries) {
+                              @All List<ProviderFactory> factories, @All List<RegistryFactory> registries,
+                              RecordTypesConfig recordTypes, ProviderCacheConfig providerCache, TargetNetsConfig targetNets) {
         this.config = config;
+        this.targetNets = targetNets;
+        this.providerCache = providerCache;
+        this.recordTypes = recordTypes;
         this.factories = List.copyOf(factories);
         this.registries = List.copyOf(registries);
         this.client = client;
@@ -67,16 +78,22 @@ public class ExposureController {
         // fails the start, naming the key
         settings = ExposureSettings.from(config, factories);
         RegistryFactory registryKind = RegistryFactory.named(registries, config.registry());
+        var types = recordTypes.filter();
+        var nets = targetNets.filter();
         var list = new ArrayList<Reconciler>();
-        for (Provider provider : settings.providers()) {
+        if (providerCache.providerCacheTime().isNegative()) {
+            throw new IllegalArgumentException("meshdns.exposure.provider-cache-time: must not be negative");
+        }
+        var providers = settings.providers().stream().map(p -> CachedProvider.wrap(p, providerCache.providerCacheTime())).toList();
+        for (Provider provider : providers) {
             // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
             var registry = registryKind.create(new RegistryFactory.Context(provider, settings.ownerId(), settings.txtNames(), 0,
                     settings.adoptOwners()));
-            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames()));
+            list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames(), types, nets));
         }
         reconcilers = List.copyOf(list);
         metrics = new ExposureMetrics(meterRegistry);
-        settings.providers().forEach(metrics::zoneReads);
+        providers.forEach(metrics::zoneReads);
         boolean cluster = config.manifestDirs().map(List::isEmpty).orElse(true);
         if (!cluster) {
             var dirs = new ArrayList<java.nio.file.Path>();
@@ -169,7 +186,7 @@ public class ExposureController {
         for (Reconciler r : reconcilers) {
             if (answered.contains(r.target())) continue;
             try {
-                r.registry().provider().records();
+                r.registry().records();
                 answered.add(r.target());
             } catch (ProviderException | RuntimeException e) {
                 LOG.debugf("[%s] not answering yet: %s", r.target(), e.getMessage());

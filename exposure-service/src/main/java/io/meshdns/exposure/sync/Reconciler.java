@@ -5,6 +5,8 @@ import io.meshdns.exposure.plan.Changes;
 import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.plan.Plan;
 import io.meshdns.exposure.plan.Policy;
+import io.meshdns.exposure.plan.RecordTypeFilter;
+import io.meshdns.exposure.plan.TargetNetFilter;
 import io.meshdns.exposure.provider.ProviderException;
 import io.meshdns.exposure.provider.RecordOp;
 import io.meshdns.exposure.registry.TxtNameMapper;
@@ -40,12 +42,26 @@ public final class Reconciler {
     private final DomainFilter filter;
     private final boolean dryRun;
     private final TxtNameMapper mapper;
+    private final RecordTypeFilter types;
+    private final TargetNetFilter targetNets;
 
     public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun) {
         this(registry, policy, filter, dryRun, TxtNameMapper.plain());
     }
 
     public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper) {
+        this(registry, policy, filter, dryRun, mapper, RecordTypeFilter.ALL);
+    }
+
+    public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper,
+                      RecordTypeFilter types) {
+        this(registry, policy, filter, dryRun, mapper, types, TargetNetFilter.ALL);
+    }
+
+    public Reconciler(Registry registry, Policy policy, DomainFilter filter, boolean dryRun, TxtNameMapper mapper,
+                      RecordTypeFilter types, TargetNetFilter targetNets) {
+        this.types = types;
+        this.targetNets = targetNets;
         this.registry = registry;
         this.policy = policy;
         this.filter = filter;
@@ -64,7 +80,7 @@ public final class Reconciler {
     }
 
     public String target() {
-        return registry.provider().describe();
+        return registry.describe();
     }
 
     public Registry registry() {
@@ -74,13 +90,13 @@ public final class Reconciler {
     public Outcome reconcile(Desired desired) throws ProviderException {
         Registry.View view = registry.records();
         var problems = new ArrayList<Problem>();
-        var providerFilter = registry.provider().domainFilter();
-        List<Endpoint> wanted = desired.endpoints().stream()
+        var providerFilter = registry.domainFilter();
+        List<Endpoint> wanted = targetNets.apply(desired.endpoints()).stream()
                 .filter(e -> providerFilter.map(f -> f.matches(e.dnsName())).orElse(true)).toList();
         List<Endpoint> current = view.current().stream()
                 .filter(e -> providerFilter.map(f -> f.matches(e.dnsName())).orElse(true)).toList();
         wanted = refuseSquatters(wanted, current, problems);
-        if (!wanted.isEmpty()) wanted = registry.provider().adjust(wanted);
+        if (!wanted.isEmpty()) wanted = registry.adjust(wanted);
         // adopt-owners: an old owner's RRset becomes ours only when it is desired and inside the filters;
         // everything else of the old owner stays foreign, so nothing of it is ever deleted
         var wantedKeys = new HashSet<Endpoint.Key>();
@@ -100,7 +116,7 @@ public final class Reconciler {
             current = relabelled;
         }
         Plan.Result result = Plan.calculate(new Plan.Input(current, wanted, policy, filter,
-                registry.ownerId(), desired.erroredResources()));
+                registry.ownerId(), desired.erroredResources(), types));
         for (Plan.Refusal refusal : result.refusals()) {
             Problem.about(refusal.resource(), Problem.CONFLICT, refusal.message()).ifPresent(problems::add);
         }

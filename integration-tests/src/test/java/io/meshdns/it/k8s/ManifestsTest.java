@@ -88,7 +88,7 @@ class ManifestsTest {
                     sa + ": RBAC in k8s/base versus " + ApiCalls.file(sa));
         }
         // Overlays add no RBAC of their own: the base's is the rendered one.
-        for (String overlay : List.of("node-local", "cluster-ip", "coredns")) {
+        for (String overlay : List.of("node-local", "node-local-kube-dns", "cluster-ip", "coredns")) {
             for (HasMetadata o : overlayObjects(overlay)) {
                 assertFalse(o.getApiVersion().startsWith("rbac.authorization.k8s.io"), overlay + " adds " + o.getKind());
             }
@@ -188,6 +188,22 @@ class ManifestsTest {
         }
     }
 
+    /** A JVM that ran out of memory is half alive (a thread gone, a wait that never ends): every workload exits instead. */
+    @Test
+    void everyWorkloadExitsOnOutOfMemory() {
+        List<HasMetadata> objects = Manifests.resources(BASE);
+        List<PodSpec> pods = new java.util.ArrayList<>();
+        Manifests.all(objects, Deployment.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        Manifests.all(objects, DaemonSet.class).forEach(d -> pods.add(d.getSpec().getTemplate().getSpec()));
+        assertTrue(pods.size() >= 3, "workloads: " + pods.size());
+        for (PodSpec pod : pods) {
+            for (Container c : pod.getContainers()) {
+                String jvm = env(c, "JAVA_TOOL_OPTIONS");
+                assertTrue(jvm != null && jvm.contains("-XX:+ExitOnOutOfMemoryError"), c.getName() + ": JAVA_TOOL_OPTIONS " + jvm);
+            }
+        }
+    }
+
     @Test
     void theDnsDaemonSetSurgesOnUpgradeAndServes53WithAHeapThatFitsItsLimit() {
         List<HasMetadata> objects = Manifests.resources(BASE);
@@ -268,7 +284,7 @@ class ManifestsTest {
         assertEquals(referenced, new TreeSet<>(generated));
         String gitignore = Files.readString(Manifests.ROOT.getParent().resolve(".gitignore"));
         assertTrue(gitignore.contains("/k8s/secrets/*"), "secret files ignored by git");
-        for (String overlay : List.of("node-local", "cluster-ip")) {
+        for (String overlay : List.of("node-local", "node-local-kube-dns", "cluster-ip")) {
             List<String> res = new ArrayList<>();
             Manifests.kustomization(Manifests.ROOT.resolve("overlays").resolve(overlay)).path("bases").forEach(r -> res.add(r.asText()));
             assertTrue(res.contains("../../secrets"), overlay + " generates the Secrets");
@@ -303,6 +319,58 @@ class ManifestsTest {
     }
 
     @Test
+    void theNativeComponentSwitchesEveryWorkloadToItsNativeImageWithoutJvmFlags() throws IOException {
+        Path dir = Manifests.ROOT.resolve("components/native");
+        com.fasterxml.jackson.databind.JsonNode k = Manifests.kustomization(dir);
+        assertEquals("Component", k.path("kind").asText());
+        Map<String, String> newTags = new LinkedHashMap<>();
+        k.path("images").forEach(i -> newTags.put(i.path("name").asText(), i.path("newTag").asText()));
+        Map<String, com.fasterxml.jackson.databind.JsonNode> patched = new LinkedHashMap<>();
+        com.fasterxml.jackson.databind.ObjectMapper yaml =
+                new com.fasterxml.jackson.databind.ObjectMapper(new com.fasterxml.jackson.dataformat.yaml.YAMLFactory());
+        for (com.fasterxml.jackson.databind.JsonNode p : k.path("patches")) {
+            try (var parser = yaml.getFactory().createParser(dir.resolve(p.path("path").asText()).toFile())) {
+                yaml.readValues(parser, com.fasterxml.jackson.databind.JsonNode.class).readAll()
+                        .forEach(doc -> patched.put(doc.path("kind").asText() + "/" + doc.path("metadata").path("name").asText(), doc));
+            }
+        }
+        Map<String, PodTemplateSpec> workloads = workloads(Manifests.resources(BASE));
+        assertFalse(workloads.isEmpty());
+        List<HasMetadata> base = Manifests.resources(BASE);
+        for (var w : workloads.entrySet()) {
+            String kind = Manifests.all(base, DaemonSet.class).stream().anyMatch(d -> d.getMetadata().getName().equals(w.getKey()))
+                    ? "DaemonSet" : "Deployment";
+            for (Container c : w.getValue().getSpec().getContainers()) {
+                String image = c.getImage().substring(0, c.getImage().lastIndexOf(':'));
+                String tag = c.getImage().substring(c.getImage().lastIndexOf(':') + 1);
+                assertEquals(tag + "-native", newTags.get(image), image + ": the native tag of the base's version");
+                com.fasterxml.jackson.databind.JsonNode patch = patched.get(kind + "/" + w.getKey());
+                assertNotNull(patch, w.getKey() + " is patched");
+                com.fasterxml.jackson.databind.JsonNode pc = null;
+                for (com.fasterxml.jackson.databind.JsonNode n : patch.path("spec").path("template").path("spec").path("containers")) {
+                    if (n.path("name").asText().equals(c.getName())) pc = n;
+                }
+                assertNotNull(pc, c.getName() + " container is patched");
+                Set<String> deleted = new HashSet<>();
+                pc.path("env").forEach(e -> {
+                    if (e.path("$patch").asText().equals("delete")) deleted.add(e.path("name").asText());
+                });
+                if (envVar(c, "JAVA_TOOL_OPTIONS") != null) {
+                    assertTrue(deleted.contains("JAVA_TOOL_OPTIONS"), c.getName() + ": the JVM flags are removed");
+                }
+                Quantity jvmLimit = c.getResources().getLimits().get("memory");
+                Quantity nativeLimit = new Quantity(pc.path("resources").path("limits").path("memory").asText());
+                Quantity nativeRequest = new Quantity(pc.path("resources").path("requests").path("memory").asText());
+                assertTrue(nativeLimit.getNumericalAmount().compareTo(jvmLimit.getNumericalAmount()) < 0,
+                        c.getName() + ": native limit " + nativeLimit + " below the JVM's " + jvmLimit);
+                assertTrue(nativeRequest.getNumericalAmount().compareTo(nativeLimit.getNumericalAmount()) <= 0,
+                        c.getName() + ": request within the limit");
+            }
+        }
+        assertEquals(workloads.size(), patched.size(), "no patch for a workload the base does not have");
+    }
+
+    @Test
     void theCrdIsExternalDnsesWithItsApprovalAnnotation() {
         CustomResourceDefinition crd = Manifests.find(Manifests.resources(BASE), CustomResourceDefinition.class, "dnsendpoints.externaldns.k8s.io");
         // *.k8s.io groups are protected: without the annotation the API server rejects the CRD.
@@ -323,6 +391,28 @@ class ManifestsTest {
         assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_BIND_ADDRESS"));
         assertEquals("169.254.20.10", env(c, "MESHDNS_DNS_NODE_LOCAL_ADDRESS"));
         assertEquals("true", env(c, "MESHDNS_DNS_NODE_LOCAL_ENABLED"));
+    }
+
+    /**
+     * NodeLocal DNSCache's kube-dns ClusterIP mode: the ClusterIP among the held addresses, forwarding to a
+     * separate kube-dns-upstream Service that selects kube-dns and is not an address dns-service holds.
+     */
+    @Test
+    void theKubeDnsOverlayHoldsTheClusterIpAndForwardsThroughKubeDnsUpstream() {
+        Path dir = Manifests.ROOT.resolve("overlays/node-local-kube-dns");
+        List<HasMetadata> patch = Manifests.objects(dir.resolve("dns-service-node-local-kube-dns.yaml"));
+        Container c = ((DaemonSet) patch.get(0)).getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertEquals(List.of("NET_BIND_SERVICE", "NET_ADMIN"), c.getSecurityContext().getCapabilities().getAdd());
+        assertEquals("true", env(c, "MESHDNS_DNS_NODE_LOCAL_ENABLED"));
+        List<String> held = List.of(env(c, "MESHDNS_DNS_NODE_LOCAL_ADDRESSES").split(","));
+        assertEquals(List.of("169.254.20.10", "10.96.0.10"), held);
+        assertEquals(held.get(0), env(c, "MESHDNS_DNS_BIND_ADDRESS"));
+        Service upstream = Manifests.find(overlayObjects("node-local-kube-dns"), Service.class, "kube-dns-upstream");
+        assertEquals("kube-system", upstream.getMetadata().getNamespace());
+        assertEquals(Map.of("k8s-app", "kube-dns"), upstream.getSpec().getSelector());
+        assertEquals(upstream.getSpec().getClusterIP() + ":53", env(c, "MESHDNS_DNS_UPSTREAMS"));
+        assertFalse(held.contains(upstream.getSpec().getClusterIP()), "the upstream is not an address dns-service holds");
+        assertEquals(Set.of("UDP", "TCP"), upstream.getSpec().getPorts().stream().map(p -> p.getProtocol()).collect(java.util.stream.Collectors.toSet()));
     }
 
     @Test
@@ -356,6 +446,16 @@ class ManifestsTest {
         Process java = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(java.getInputStream().readAllBytes());
         assertEquals(0, java.waitFor(), command + "\n" + output);
+    }
+
+    /**
+     * The image itself exits on OutOfMemoryError (whatever runs it, not only these manifests): a
+     * hostile webhook's huge body once killed exposure's HTTP client thread and left every pass waiting.
+     */
+    @Test
+    void exposuresImageExitsOnOutOfMemory() throws IOException {
+        String dockerfile = Files.readString(Manifests.ROOT.getParent().resolve("exposure-service/src/main/docker/Dockerfile.jvm"));
+        assertTrue(dockerfile.lines().anyMatch(l -> l.startsWith("ENTRYPOINT") && l.contains("\"-XX:+ExitOnOutOfMemoryError\"")), dockerfile);
     }
 
     static Map<String, PodTemplateSpec> workloads(List<HasMetadata> objects) {

@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -66,6 +67,21 @@ class StatusPagesTest {
     @AfterAll
     static void stop() {
         if (services != null) services.close();
+    }
+
+    /** Every service's pages come with the headers that keep a browser from sniffing, framing or loading anything. */
+    @Test
+    void everyPageCarriesTheSecurityHeaders() throws Exception {
+        for (int port : new int[]{services.dnsHttp, services.discoveryHttp, services.exposureHttp}) {
+            java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port + "/status"))
+                            .timeout(java.time.Duration.ofSeconds(20)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, r.statusCode(), "port " + port);
+            assertEquals("nosniff", r.headers().firstValue("X-Content-Type-Options").orElse(""), "port " + port);
+            String csp = r.headers().firstValue("Content-Security-Policy").orElse("");
+            assertTrue(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"), "port " + port + ": " + csp);
+        }
     }
 
     @Test

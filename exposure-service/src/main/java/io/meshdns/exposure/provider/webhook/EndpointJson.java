@@ -77,7 +77,8 @@ final class EndpointJson {
             try {
                 out.add(read(n));
             } catch (RuntimeException e) {
-                skipped.add(n.path("dnsName").asText("?") + " " + n.path("recordType").asText("?") + ": " + e.getMessage());
+                skipped.add(printable(n.path("dnsName").asText("?")) + " " + printable(n.path("recordType").asText("?"))
+                        + ": " + printable(String.valueOf(e.getMessage())));
             }
         }
         return out;
@@ -86,6 +87,9 @@ final class EndpointJson {
     static Endpoint read(JsonNode n) {
         String type = n.path("recordType").asText("");
         if (type.isEmpty()) throw new IllegalArgumentException("no recordType");
+        String dnsName = n.path("dnsName").asText("");
+        String invalid = invalidName(dnsName);
+        if (invalid != null) throw new IllegalArgumentException("dnsName refused: " + invalid);
         var targets = new ArrayList<String>();
         for (JsonNode t : n.path("targets")) {
             targets.add(type.equalsIgnoreCase("TXT") ? TxtQuoting.unquote(t.asText()) : t.asText());
@@ -94,7 +98,7 @@ final class EndpointJson {
         n.path("labels").fields().forEachRemaining(f -> labels.put(f.getKey(), f.getValue().asText()));
         var ps = new TreeMap<String, String>();
         for (JsonNode p : n.path("providerSpecific")) ps.put(p.path("name").asText(), p.path("value").asText());
-        return new Endpoint(n.path("dnsName").asText(), type, targets, n.path("recordTTL").asLong(0), labels,
+        return new Endpoint(dnsName, type, targets, n.path("recordTTL").asLong(0), labels,
                 n.path("setIdentifier").asText(""), ps);
     }
 
@@ -108,6 +112,53 @@ final class EndpointJson {
         return Optional.of(new DomainFilter(include, exclude,
                 regexInclude.isEmpty() ? Optional.empty() : Optional.of(Pattern.compile(regexInclude)),
                 regexExclude.isEmpty() ? Optional.empty() : Optional.of(Pattern.compile(regexExclude))));
+    }
+
+    /**
+     * Why a name read from the provider is not a DNS name we may plan with, or null when it is one:
+     * 1 to 253 octets, labels of 1 to 63, printable ASCII without spaces (wildcard {@code *} and
+     * {@code _service} labels pass; a name with a newline or another control byte, an empty label or
+     * an overlong one does not). Such a record is skipped, so it can never come back as a delete.
+     */
+    static String invalidName(String name) {
+        String n = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
+        if (n.isEmpty()) return "empty";
+        if (n.length() > 253) return "longer than 253 octets";
+        int label = 0;
+        for (int i = 0; i < n.length(); i++) {
+            char c = n.charAt(i);
+            if (c < 0x21 || c > 0x7e) return "character " + String.format("U+%04X", (int) c) + " at " + i;
+            if (c == '.') {
+                if (label == 0) return "empty label at " + i;
+                label = 0;
+            } else if (++label > 63) {
+                return "label longer than 63 octets at " + i;
+            }
+        }
+        return label == 0 ? "empty label at the end" : null;
+    }
+
+    /**
+     * Text from the provider as it may be logged or put in a message: control and non-ASCII characters
+     * escaped (a newline cannot forge a log line, an escape sequence cannot drive a terminal), at most
+     * 256 characters.
+     */
+    static String printable(String s) {
+        var b = new StringBuilder(Math.min(s.length(), 256) + 8);
+        for (int i = 0; i < s.length() && b.length() < 256; i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20 || c > 0x7e) b.append(String.format("\\u%04x", (int) c));
+                    else b.append(c);
+                }
+            }
+        }
+        if (b.length() >= 256) b.append("…");
+        return b.toString();
     }
 
     private static List<String> strings(JsonNode array) {

@@ -22,4 +22,11 @@ public interface WebhookConfig {
     /** Attempts per request when the provider answers 5xx or cannot be reached (ExternalDNS retries 5 times). */
     @WithDefault("5")
     int maxAttempts();
+
+    /**
+     * Largest response body read from the provider, in bytes (ExternalDNS caps webhook bodies at 32 MiB
+     * and answers 413 above it on its side); a larger answer fails the request without being read.
+     */
+    @WithDefault("33554432")
+    long maxResponseBytes();
 }

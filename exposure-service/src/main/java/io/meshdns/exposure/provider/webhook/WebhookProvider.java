@@ -15,7 +15,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Base64;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jboss.logging.Logger;
 
 /**
@@ -30,7 +35,13 @@ import org.jboss.logging.Logger;
  *       changes; {@code POST /adjustendpoints} (200) lets the provider rewrite desired endpoints;</li>
  *   <li>a 5xx answer or a connection failure is retried with back-off (100 ms doubling, at most
  *       {@code max-attempts} tries); a 4xx is not retried, and on {@code POST /records} it counts as a
- *       rejection of the data, so the batch is split and the rest still published.</li>
+ *       rejection of the data, so the batch is split and the rest still published; a 3xx is not followed
+ *       and is permanent, like a 4xx read;</li>
+ *   <li>every request has one total deadline, body included (the JDK client's own timeout ends at the
+ *       headers, so a body trickling in would hold the pass forever), and a response body above
+ *       {@code max-response-bytes} (ExternalDNS's 32 MiB) is refused without being read further;</li>
+ *   <li>credentials in the URL ({@code http://user:password@host}) are sent as Basic authentication,
+ *       as Go's client does, and never printed: logs and errors name the URL without them.</li>
  * </ul>
  */
 public final class WebhookProvider implements Provider {
@@ -38,24 +49,50 @@ public final class WebhookProvider implements Provider {
     private static final Logger LOG = Logger.getLogger(WebhookProvider.class);
     public static final String MEDIA_TYPE = "application/external.dns.webhook+json;version=1";
 
+    /** ExternalDNS's default cap on a webhook request body (its server answers 413 above it). */
+    public static final long DEFAULT_MAX_RESPONSE_BYTES = 32L << 20;
+
     private final URI base;
+    /** {@link #base} as printed: the same URL without credentials. */
+    private final String printable;
+    private final Optional<String> authorization;
     private final Duration timeout;
     private final int maxAttempts;
+    private final long maxResponseBytes;
     private final HttpClient http;
     private volatile boolean negotiated;
     private volatile Optional<DomainFilter> domainFilter = Optional.empty();
 
     public WebhookProvider(URI base, Duration timeout, int maxAttempts) {
-        String s = base.toString();
+        this(base, timeout, maxAttempts, DEFAULT_MAX_RESPONSE_BYTES);
+    }
+
+    public WebhookProvider(URI base, Duration timeout, int maxAttempts, long maxResponseBytes) {
+        URI withoutCredentials = withoutUserInfo(base);
+        String s = withoutCredentials.toString();
         this.base = URI.create(s.endsWith("/") ? s : s + "/");
+        this.printable = this.base.toString();
+        this.authorization = Optional.ofNullable(base.getUserInfo()).map(u ->
+                "Basic " + Base64.getEncoder().encodeToString(u.getBytes(StandardCharsets.UTF_8)));
         this.timeout = timeout;
         this.maxAttempts = maxAttempts;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.maxResponseBytes = maxResponseBytes;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    /** The URL without its user-info part: what requests go to and what is printed. */
+    static URI withoutUserInfo(URI uri) {
+        if (uri.getRawUserInfo() == null) return uri;
+        try {
+            return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), uri.getQuery(), uri.getFragment());
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException("the URL cannot be split from its credentials", e);
+        }
     }
 
     @Override
     public String describe() {
-        return "webhook " + base;
+        return "webhook " + printable;
     }
 
     @Override
@@ -69,10 +106,10 @@ public final class WebhookProvider implements Provider {
         try {
             domainFilter = EndpointJson.domainFilter(filter);
         } catch (RuntimeException e) {
-            throw new ProviderException("webhook " + base + ": the negotiated domain filter is invalid: " + e.getMessage(), e);
+            throw new ProviderException("webhook " + printable + ": the negotiated domain filter is invalid: " + e.getMessage(), e);
         }
         negotiated = true;
-        LOG.infof("webhook %s negotiated; domain filter %s", base, domainFilter.map(Object::toString).orElse("(none: every name)"));
+        LOG.infof("webhook %s negotiated; domain filter %s", printable, domainFilter.map(Object::toString).orElse("(none: every name)"));
     }
 
     @Override
@@ -83,9 +120,9 @@ public final class WebhookProvider implements Provider {
         try {
             out = EndpointJson.readAll(json(send("GET", "records", null, 200)), skipped);
         } catch (IllegalArgumentException e) {
-            throw new ProviderException("webhook " + base + " GET /records: " + e.getMessage(), e);
+            throw new ProviderException("webhook " + printable + " GET /records: " + e.getMessage(), e);
         }
-        skipped.forEach(s -> LOG.debugf("webhook %s: skipping record that does not fit the endpoint model: %s", base, s));
+        skipped.forEach(s -> LOG.debugf("webhook %s: skipping record that does not fit the endpoint model: %s", printable, s));
         return out;
     }
 
@@ -104,9 +141,9 @@ public final class WebhookProvider implements Provider {
         try {
             out = EndpointJson.readAll(json(send("POST", "adjustendpoints", EndpointJson.write(desired).toString(), 200)), skipped);
         } catch (IllegalArgumentException e) {
-            throw new ProviderException("webhook " + base + " POST /adjustendpoints: " + e.getMessage(), e);
+            throw new ProviderException("webhook " + printable + " POST /adjustendpoints: " + e.getMessage(), e);
         }
-        skipped.forEach(s -> LOG.warnf("webhook %s: adjusted endpoint dropped: %s", base, s));
+        skipped.forEach(s -> LOG.warnf("webhook %s: adjusted endpoint dropped: %s", printable, s));
         return out;
     }
 
@@ -114,14 +151,15 @@ public final class WebhookProvider implements Provider {
         try {
             return EndpointJson.MAPPER.readTree(body);
         } catch (IOException e) {
-            throw new ProviderException("webhook " + base + ": response is not JSON: " + e.getMessage(), e);
+            throw new ProviderException("webhook " + printable + ": response is not JSON: " + e.getMessage(), e);
         }
     }
 
-    /** One request with retries on 5xx and connection failures; returns the body of the expected status. */
+    /** One request with retries on 5xx, connection failures and a missed deadline; returns the body of the expected status. */
     private String send(String method, String path, String body, int expected) throws ProviderException {
         URI uri = base.resolve(path);
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(timeout).header("Accept", MEDIA_TYPE);
+        authorization.ifPresent(a -> b.header("Authorization", a));
         if (body != null) {
             b.header("Content-Type", MEDIA_TYPE).method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
         } else {
@@ -129,6 +167,7 @@ public final class WebhookProvider implements Provider {
         }
         HttpRequest request = b.build();
         String what = method + " /" + path;
+        String where = "webhook " + printable + path;
         long backoff = 100;
         ProviderException last = null;
         for (int attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -141,43 +180,70 @@ public final class WebhookProvider implements Provider {
                 }
                 backoff = Math.min(backoff * 2, 2000);
             }
-            HttpResponse<String> response;
+            HttpResponse<byte[]> response;
+            CompletableFuture<HttpResponse<byte[]>> pending = http.sendAsync(request, CappedBody.handler(maxResponseBytes));
             try {
-                response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                last = new ProviderException("webhook " + uri + " " + what + " failed: " + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()), e);
+                response = pending.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                pending.cancel(true);
+                last = new ProviderException(where + " " + what + ": no complete answer within the deadline of " + timeout.toMillis() + " ms", e);
+                LOG.debugf("%s (attempt %d of %d)", last.getMessage(), attempt, maxAttempts);
+                continue;
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                while (isWrapped(cause) && cause.getCause() != null) cause = cause.getCause();
+                CappedBody.TooLarge tooLarge = tooLarge(e);
+                if (tooLarge != null) {
+                    throw new ProviderException(where + " " + what + ": response larger than " + tooLarge.cap
+                            + " bytes (meshdns.exposure.webhook.max-response-bytes); not read further");
+                }
+                last = new ProviderException(where + " " + what + " failed: "
+                        + (cause.getMessage() != null ? EndpointJson.printable(cause.getMessage()) : cause.getClass().getSimpleName()), cause);
                 LOG.debugf("%s (attempt %d of %d)", last.getMessage(), attempt, maxAttempts);
                 continue;
             } catch (InterruptedException e) {
+                pending.cancel(true);
                 Thread.currentThread().interrupt();
                 throw new ProviderException("webhook " + what + " interrupted", e);
             }
             int status = response.statusCode();
+            String text = new String(response.body(), StandardCharsets.UTF_8);
             if (status >= 500) {
-                last = new ProviderException("webhook " + uri + " " + what + " answered " + status);
+                last = new ProviderException(where + " " + what + " answered " + status);
                 LOG.debugf("%s (attempt %d of %d)", last.getMessage(), attempt, maxAttempts);
                 continue;
             }
             if (status != expected) {
-                String msg = "webhook " + uri + " " + what + " answered " + status + " (expected " + expected + ")"
-                        + (response.body().isBlank() ? "" : ": " + abbreviate(response.body()));
-                // a 4xx on a write refuses that data; on a read it is a setup problem
+                String msg = where + " " + what + " answered " + status + " (expected " + expected + ")"
+                        + (status >= 300 && status < 400 ? "; redirects are not followed" : "")
+                        + (text.isBlank() ? "" : ": " + abbreviate(text));
+                // a 4xx on a write refuses that data; on a read (and any 3xx) it is a setup problem
                 throw status >= 400 && status < 500 && method.equals("POST") && path.equals("records")
                         ? ProviderException.rejected(msg) : new ProviderException(msg);
             }
             if (status != 204) {
                 String ct = response.headers().firstValue("Content-Type").orElse("");
                 if (!ct.equals(MEDIA_TYPE)) {
-                    throw new ProviderException("webhook " + uri + " " + what + ": wrong Content-Type '" + ct + "', expected " + MEDIA_TYPE);
+                    throw new ProviderException(where + " " + what + ": wrong Content-Type '" + EndpointJson.printable(ct) + "', expected " + MEDIA_TYPE);
                 }
             }
-            return response.body();
+            return text;
         }
         throw last;
     }
 
+    private static boolean isWrapped(Throwable t) {
+        return t instanceof ExecutionException || t instanceof java.util.concurrent.CompletionException;
+    }
+
+    private static CappedBody.TooLarge tooLarge(Throwable t) {
+        for (int depth = 0; t != null && depth < 8; t = t.getCause(), depth++) {
+            if (t instanceof CappedBody.TooLarge tl) return tl;
+        }
+        return null;
+    }
+
     private static String abbreviate(String s) {
-        String t = s.strip();
-        return t.length() > 300 ? t.substring(0, 300) + "…" : t;
+        return EndpointJson.printable(s.strip());
     }
 }

@@ -31,14 +31,19 @@ public final class WebhookProviderFactory implements ProviderFactory {
         try {
             uri = URI.create(url.trim());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + url + "' is not a URL");
+            // the value is not echoed: it may carry a password
+            throw new IllegalArgumentException("meshdns.exposure.webhook.url: not a URL (" + e.getMessage().replaceAll(":.*", "") + ")");
         }
         if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + url + "' is not an http:// or https:// URL");
+            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + WebhookProvider.withoutUserInfo(uri) + "' is not an http:// or https:// URL");
         }
         if (c.maxAttempts() < 1) {
             throw new IllegalArgumentException("meshdns.exposure.webhook.max-attempts: must be at least 1");
         }
-        return List.of(new WebhookProvider(uri, c.readTimeout().plus(c.writeTimeout()), c.maxAttempts()));
+        if (c.maxResponseBytes() < 1024) {
+            throw new IllegalArgumentException("meshdns.exposure.webhook.max-response-bytes: must be at least 1024");
+        }
+        // one deadline per request, body included: the read and the write timeout together
+        return List.of(new WebhookProvider(uri, c.readTimeout().plus(c.writeTimeout()), c.maxAttempts(), c.maxResponseBytes()));
     }
 }
