@@ -22,7 +22,8 @@ public class DiscoveryConfigValidator {
     void validate() {
         List<String> problems = problems(config);
         if (!problems.isEmpty()) {
-            throw new IllegalArgumentException("invalid discovery configuration: " + String.join("; ", problems));
+            // One problem a line: the start report prints each as its own line, and a problem's text may hold a semicolon.
+            throw new IllegalArgumentException("invalid discovery configuration: " + String.join("\n", problems));
         }
     }
 

@@ -56,6 +56,20 @@ class StartupErrorsTest {
         assertNoStackTrace(r);
     }
 
+    /** A misspelt key under a mapped prefix: SmallRye's own first line ("Configuration validation failed:") names nothing. */
+    @ParameterizedTest(name = "{0}: -D{1}")
+    @CsvSource({"dns-service, meshdns.dns.forward.polcy", "discovery-service, meshdns.discovery.batch-windw",
+            "exposure-service, meshdns.exposure.polcy"})
+    void anUnknownKeyIsNamed(String module, String key) throws Exception {
+        List<String> properties = module.equals("exposure-service")
+                ? List.of("-D" + key + "=x", "-Dmeshdns.exposure.policy=sync") : List.of("-D" + key + "=x");
+        Result r = run(module, properties, List.of());
+        assertEquals(2, r.exit, r.describe());
+        assertEquals("meshdns: invalid configuration: " + key + "=x: no such setting (set in a system property): "
+                + "check its spelling against --help", r.firstStderrLine(), r.describe());
+        assertNoStackTrace(r);
+    }
+
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({
             "dns-service, --help, meshdns.dns.discovery-url",

@@ -20,6 +20,12 @@ public record ConfigProblem(String key, String value, String why) {
             Pattern.DOTALL);
     private static final Pattern REQUIRED = Pattern.compile(
             "(?:SRCFG\\d+: )?The config property (\\S+) is required but it could not be found in any config source");
+    /**
+     * SmallRye's verdict on a key under one of our mapped prefixes that no mapping declares (a typo, or a key
+     * of another version): {@code SRCFG00050: meshdns.dns.bogus in SysPropConfigSource does not map to any root}.
+     */
+    private static final Pattern UNKNOWN = Pattern.compile(
+            "(?:SRCFG\\d+: )?((?:meshdns|quarkus)\\.\\S+) in (.+?) does not map to any root");
     /** Our validators name the key first ({@code meshdns.dns.port: 'abc' is not a number}) or after a prefix. */
     private static final Pattern OWN = Pattern.compile("((?:meshdns|quarkus)\\.[a-z0-9][a-z0-9.\\-\"]*[a-z0-9\"])(?::\\s*|\\s+)(.*)", Pattern.DOTALL);
     private static final Pattern SRCFG_CODE = Pattern.compile("^SRCFG\\d+:\\s*");
@@ -40,7 +46,9 @@ public record ConfigProblem(String key, String value, String why) {
                 continue;
             }
             boolean validator = isValidatorFailure(t);
-            for (String part : message.split("\\R|; ")) {
+            // One problem a line: SmallRye lists its problems so, and so do our validators that find several. A
+            // validator's own message is kept whole, semicolons included.
+            for (String part : message.split("\\R")) {
                 parse(part.strip(), validator, valueOf).ifPresent(p -> {
                     if (found.stream().noneMatch(f -> f.key.equals(p.key))) {
                         found.add(p);
@@ -75,6 +83,11 @@ public record ConfigProblem(String key, String value, String why) {
         if (m.find()) {
             return Optional.of(new ConfigProblem(m.group(1), "<unset>", "required, and not set"));
         }
+        m = UNKNOWN.matcher(s);
+        if (m.find()) {
+            return Optional.of(new ConfigProblem(m.group(1), valueOf.apply(m.group(1)).orElse("<unset>"),
+                    "no such setting (set in " + source(m.group(2)) + "): check its spelling against --help"));
+        }
         m = OWN.matcher(s);
         if (validator && m.find()) {
             String key = m.group(1);
@@ -85,6 +98,23 @@ public record ConfigProblem(String key, String value, String why) {
             return Optional.of(new ConfigProblem(key, valueOf.apply(key).orElse("<unset>"), why));
         }
         return Optional.empty();
+    }
+
+    /** SmallRye names a config source by its class and, for files, its URL: the operator needs only which one. */
+    private static String source(String configSource) {
+        String s = configSource.strip();
+        if (s.startsWith("SysPropConfigSource")) {
+            return "a system property";
+        }
+        if (s.startsWith("EnvConfigSource")) {
+            return "the environment";
+        }
+        int file = s.indexOf("file:");
+        if (file >= 0) {
+            return s.substring(file + 5).replaceAll("[\\])].*$", "");
+        }
+        int jar = s.indexOf("jar:");
+        return jar >= 0 ? "the application's built-in properties" : s;
     }
 
     private static String clean(String why) {

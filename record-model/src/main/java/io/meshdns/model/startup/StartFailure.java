@@ -61,8 +61,12 @@ public record StartFailure(String what, String why) {
         if (message == null || message.isBlank()) {
             return null;
         }
-        String s = message.strip();
-        int newline = s.indexOf('\n');
-        return newline < 0 ? s : s.substring(0, newline).strip();
+        String[] lines = message.strip().split("\\R");
+        String first = lines[0].strip();
+        // "Configuration validation failed:" and the like announce what the next line says: keep that line too.
+        if (first.endsWith(":") && lines.length > 1) {
+            return first + " " + lines[1].strip();
+        }
+        return first;
     }
 }

@@ -38,4 +38,10 @@ class StartFailureTest {
         String line = StartFailure.of(new IllegalStateException("first\nsecond")).line();
         assertTrue(line.endsWith(": first"), line);
     }
+
+    @Test
+    void aFirstLineThatAnnouncesTheNextKeepsIt() {
+        String line = StartFailure.of(new IllegalStateException("Configuration validation failed:\n\tSRCFG00099: something")).line();
+        assertTrue(line.endsWith(": Configuration validation failed: SRCFG00099: something"), line);
+    }
 }
