@@ -4,12 +4,14 @@ import io.quarkus.runtime.Startup;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** Fails the start with a message naming the key when a {@code meshdns.discovery.*} value is unusable. */
 @Startup
@@ -21,6 +23,9 @@ public class DiscoveryConfigValidator {
     @PostConstruct
     void validate() {
         List<String> problems = problems(config);
+        idleTimeoutProblem(config.heartbeatInterval(), ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.http.idle-timeout", Duration.class).orElse(QUARKUS_DEFAULT_IDLE_TIMEOUT))
+                .ifPresent(problems::add);
         if (!problems.isEmpty()) {
             // One problem a line: the start report prints each as its own line, and a problem's text may hold a semicolon.
             throw new IllegalArgumentException("invalid discovery configuration: " + String.join("\n", problems));
@@ -78,6 +83,26 @@ public class DiscoveryConfigValidator {
             if (t.isBlank()) p.add("meshdns.discovery.shared-token is blank");
         });
         return p;
+    }
+
+    /** Quarkus's own default for {@code quarkus.http.idle-timeout}. */
+    static final Duration QUARKUS_DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(30);
+
+    /**
+     * A watch stream is quiet between changes except for its heartbeat, and the HTTP server closes a connection
+     * that stays quiet for the idle timeout: a heartbeat that is not well inside it would cut every node's
+     * stream between changes (each reconnect refetching the snapshot). Half the timeout leaves room for a
+     * heartbeat delayed by a busy event loop.
+     */
+    public static Optional<String> idleTimeoutProblem(Duration heartbeatInterval, Duration httpIdleTimeout) {
+        if (httpIdleTimeout.isZero() || httpIdleTimeout.isNegative()) {
+            return Optional.empty(); // no idle timeout at all: nothing cuts a quiet stream
+        }
+        if (heartbeatInterval.multipliedBy(2).compareTo(httpIdleTimeout) > 0) {
+            return Optional.of("meshdns.discovery.heartbeat-interval must be at most half of quarkus.http.idle-timeout ("
+                    + httpIdleTimeout + "), or the HTTP server closes quiet watch streams between heartbeats, got " + heartbeatInterval);
+        }
+        return Optional.empty();
     }
 
     private static void positive(List<String> p, String key, Duration d) {

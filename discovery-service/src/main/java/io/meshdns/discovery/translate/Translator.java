@@ -41,14 +41,16 @@ public final class Translator {
     }
 
     public static Translation namespace(String cluster, io.fabric8.kubernetes.api.model.Namespace ns) {
+        String badName = ObjectNames.problem(ns, ObjectNames.Rule.DNS_1123_LABEL, false);
+        if (badName != null) return rejected(null, "Namespace", cluster, ns, badName);
         String name = name(ns);
-        if (name == null) return rejected(null, "Namespace", cluster, ns, "metadata.name is missing");
         return new Translation.Accepted(new CatalogEntry.Namespace(cluster, name));
     }
 
     public static Translation service(String cluster, io.fabric8.kubernetes.api.model.Service svc) {
+        String badName = ObjectNames.problem(svc, ObjectNames.Rule.DNS_1035_LABEL, true);
+        if (badName != null) return rejected(null, "Service", cluster, svc, badName);
         String name = name(svc);
-        if (name == null) return rejected(null, "Service", cluster, svc, "metadata.name is missing");
         String ns = namespaceOf(svc);
         ObjectRef ref = new ObjectRef(cluster, Kind.SERVICE, ns, name);
         ServiceSpec spec = svc.getSpec();
@@ -108,8 +110,9 @@ public final class Translator {
     }
 
     public static Translation endpointSlice(String cluster, io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice slice) {
+        String badName = ObjectNames.problem(slice, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
+        if (badName != null) return rejected(null, "EndpointSlice", cluster, slice, badName);
         String name = name(slice);
-        if (name == null) return rejected(null, "EndpointSlice", cluster, slice, "metadata.name is missing");
         String ns = namespaceOf(slice);
         ObjectRef ref = new ObjectRef(cluster, Kind.ENDPOINT_SLICE, ns, name);
         Map<String, String> labels = slice.getMetadata().getLabels();
@@ -156,8 +159,9 @@ public final class Translator {
     }
 
     public static Translation pod(String cluster, io.fabric8.kubernetes.api.model.Pod pod) {
+        String badName = ObjectNames.problem(pod, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
+        if (badName != null) return rejected(null, "Pod", cluster, pod, badName);
         String name = name(pod);
-        if (name == null) return rejected(null, "Pod", cluster, pod, "metadata.name is missing");
         String ns = namespaceOf(pod);
         ObjectRef ref = new ObjectRef(cluster, Kind.POD, ns, name);
         var status = pod.getStatus();
@@ -183,8 +187,9 @@ public final class Translator {
 
     /** networking.istio.io ServiceEntry (v1 or v1beta1; the spec is the same). */
     public static Translation serviceEntry(String cluster, GenericKubernetesResource se) {
+        String badName = ObjectNames.problem(se, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
+        if (badName != null) return rejected(null, "ServiceEntry", cluster, se, badName);
         String name = name(se);
-        if (name == null) return rejected(null, "ServiceEntry", cluster, se, "metadata.name is missing");
         String ns = namespaceOf(se);
         ObjectRef ref = new ObjectRef(cluster, Kind.SERVICE_ENTRY, ns, name);
         Object specObj = se.getAdditionalProperties().get("spec");
@@ -313,8 +318,9 @@ public final class Translator {
 
     /** multicluster.x-k8s.io/v1alpha1 ServiceImport. */
     public static Translation serviceImport(String cluster, GenericKubernetesResource si) {
+        String badName = ObjectNames.problem(si, ObjectNames.Rule.DNS_1035_LABEL, true);
+        if (badName != null) return rejected(null, "ServiceImport", cluster, si, badName);
         String name = name(si);
-        if (name == null) return rejected(null, "ServiceImport", cluster, si, "metadata.name is missing");
         String ns = namespaceOf(si);
         ObjectRef ref = new ObjectRef(cluster, Kind.SERVICE_IMPORT, ns, name);
         Object specObj = si.getAdditionalProperties().get("spec");

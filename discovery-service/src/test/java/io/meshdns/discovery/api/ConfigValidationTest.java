@@ -44,4 +44,15 @@ class ConfigValidationTest {
             assertTrue(all.contains(key), key + " in " + all);
         }
     }
+
+    @Test
+    void aHeartbeatThatTheHttpIdleTimeoutWouldOutlastIsRefused() {
+        assertEquals(java.util.Optional.empty(), DiscoveryConfigValidator.idleTimeoutProblem(
+                java.time.Duration.ofSeconds(15), java.time.Duration.ofSeconds(60)));
+        String problem = DiscoveryConfigValidator.idleTimeoutProblem(java.time.Duration.ofSeconds(45),
+                java.time.Duration.ofSeconds(60)).orElseThrow();
+        assertTrue(problem.startsWith("meshdns.discovery.heartbeat-interval must be at most half of quarkus.http.idle-timeout"), problem);
+        assertEquals(java.util.Optional.empty(), DiscoveryConfigValidator.idleTimeoutProblem(
+                java.time.Duration.ofHours(1), java.time.Duration.ZERO), "no idle timeout cuts nothing");
+    }
 }

@@ -224,6 +224,50 @@ class ManifestSourceTest {
         assertNull(catalog.current().get(new ObjectRef("east", Kind.SERVICE, "shop", "api")), "nothing of a rejected file");
     }
 
+    /**
+     * No API server validates a manifest's names: a Service named with a dot, an upper-case letter or a leading
+     * digit, or one in a namespace that is no DNS label, is refused on its own (a Problem logged for it, as the
+     * API server would have refused it); the rest of its file is served.
+     */
+    @Test
+    void objectsWhoseNamesTheApiServerWouldRefuseAreRejectedOneByOne() throws IOException {
+        Files.writeString(dir.resolve("east/names.yaml"), """
+                apiVersion: v1
+                kind: Service
+                metadata: {name: api, namespace: shop}
+                spec: {clusterIP: 10.96.0.30}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: web.shop, namespace: shop}
+                spec: {clusterIP: 10.96.0.31}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: Web_1, namespace: shop}
+                spec: {clusterIP: 10.96.0.32}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: 1st, namespace: shop}
+                spec: {clusterIP: 10.96.0.33}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: api, namespace: "svc.cluster"}
+                spec: {clusterIP: 10.96.0.34}
+                """);
+        assertTrue(source.poll());
+        catalog.flush();
+        assertEquals(List.of("10.96.0.30"), service(catalog.current(), "east", "api").clusterIps());
+        for (String bad : List.of("web.shop", "Web_1", "1st")) {
+            assertNull(catalog.current().get(new ObjectRef("east", Kind.SERVICE, "shop", bad)), bad);
+        }
+        assertNull(catalog.current().get(new ObjectRef("east", Kind.SERVICE, "svc.cluster", "api")));
+        assertFalse(source.rejectedFiles().containsKey(dir.resolve("east/names.yaml")), "the file itself is fine");
+        assertEquals(List.of("10.96.0.10"), service(catalog.current(), "east", "web").clusterIps());
+    }
+
     @Test
     void aFileOfAliasesThatStandsForMillionsOfNodesIsRejectedAndThePollGoesOn() throws IOException {
         Files.writeString(dir.resolve("east/laughs.yaml"), ManifestFileTest.aliasBomb(8));

@@ -37,6 +37,7 @@ class StartupErrorsTest {
             "dns-service | meshdns.dns.forward.policy | bogus | 'bogus' is not one of sequential, random, round-robin",
             "dns-service | meshdns.dns.cache.max-entries | many | Expected an integer value, got \"many\"",
             "discovery-service | meshdns.discovery.batch-window | soon | Invalid duration: soon",
+            "discovery-service | meshdns.discovery.heartbeat-interval | 45s | must be at most half of quarkus.http.idle-timeout (PT1M), or the HTTP server closes quiet watch streams between heartbeats, got PT45S",
             "discovery-service | meshdns.discovery.cluster-name | Not_A_Label | must be a DNS label (lower case letters, digits, '-'), got 'Not_A_Label'",
             "exposure-service | meshdns.exposure.policy | bogus | 'bogus' is not one of sync, upsert-only, create-only",
     })
