@@ -63,13 +63,15 @@ public class DiscoveryRoutes {
         router.get("/v1/snapshot").handler(rc -> authenticated(rc, this::snapshot));
         router.get("/v1/watch").handler(rc -> authenticated(rc, this::watch));
         router.get("/v1/status").handler(rc -> authenticated(rc, this::status));
+        statusJson = new RenderedCache<>(vertx, () -> aggregator.current().version(), this::statusBody);
     }
 
     EncodedEvents encoded() {
         return encoded;
     }
 
-    private void authenticated(RoutingContext rc, Consumer<RoutingContext> next) {
+    /** Runs {@code next} for a caller the stream's authentication lets in; answers 401 or 403 otherwise. */
+    public void authenticated(RoutingContext rc, Consumer<RoutingContext> next) {
         String header = rc.request().getHeader(HttpHeaders.AUTHORIZATION);
         if (authenticator.isNonBlocking()) {
             decide(rc, authenticator.check(header), next);
@@ -174,7 +176,20 @@ public class DiscoveryRoutes {
                 vertx.getOrCreateContext(), since, rc.request().remoteAddress(), rc.request().getHeader(HttpHeaders.USER_AGENT)).start();
     }
 
+    private RenderedCache<Buffer> statusJson;
+
+    /** Rendered off the event loop, at most once a second per catalog version, shared by concurrent callers. */
     private void status(RoutingContext rc) {
+        statusJson.get().onComplete(ar -> {
+            if (ar.succeeded()) {
+                rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(ar.result());
+            } else {
+                rc.response().setStatusCode(503).putHeader(HttpHeaders.CONTENT_TYPE, "text/plain").end("status cannot be rendered now\n");
+            }
+        });
+    }
+
+    private Buffer statusBody() {
         Catalog catalog = aggregator.current();
         Map<String, Map<String, Integer>> counts = new TreeMap<>();
         for (CatalogEntry e : catalog.values()) {
@@ -216,6 +231,6 @@ public class DiscoveryRoutes {
             v.put("hosts", vips.allocations().size());
             body.put("vipAllocator", v);
         }
-        rc.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(Buffer.buffer(WireFormat.encode(body)));
+        return Buffer.buffer(WireFormat.encode(body));
     }
 }

@@ -169,5 +169,13 @@ public interface DiscoveryConfig {
         /** How long a TokenReview verdict is cached. */
         @WithDefault("30s")
         Duration cacheTtl();
+
+        /**
+         * Serve the HTML status page without a token to callers on this machine's own loopback address
+         * (127.0.0.1 or ::1): where {@code kubectl port-forward} arrives, and a browser cannot send a bearer token.
+         * Every other caller of the page needs the stream's token, as {@code /v1/*} does.
+         */
+        @WithDefault("true")
+        boolean statusPageFromLoopback();
     }
 }

@@ -1,6 +1,7 @@
 package io.meshdns.discovery.operator;
 
 import io.meshdns.discovery.api.DiscoveryRoutes;
+import io.meshdns.discovery.api.RenderedCache;
 import io.meshdns.discovery.api.WatchClients;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.config.DiscoveryConfig;
@@ -8,7 +9,11 @@ import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.operator.HtmlPage;
+import io.meshdns.model.operator.HostAllowlist;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
+import org.eclipse.microprofile.config.ConfigProvider;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -22,7 +27,7 @@ import java.util.TreeMap;
 
 /**
  * discovery-service's status page, {@code GET /status} (and {@code /}) on the HTTP port: plain HTML, no script,
- * no token (like {@code /q/metrics}: names and counts, no records). It reads the catalog the watch streams send:
+ * behind the stream's token (from this machine's loopback without one, for {@code kubectl port-forward}). It reads the catalog the watch streams send:
  * clusters with their staleness, the version, the open watch streams (one per following node) and the
  * ServiceEntry VIP table, addresses from the ServiceEntry (spec or Istio) apart from those meshdns allocated.
  */
@@ -37,14 +42,62 @@ public class StatusPage {
     @Inject
     DiscoveryConfig config;
 
+    @Inject
+    Vertx vertx;
+
     void routes(@Observes Router router) {
+        page = new RenderedCache<>(vertx, () -> aggregator.current().version(), this::render);
+        guardHosts(router);
         router.get("/status").handler(this::serve);
         router.get("/status/discovery").handler(this::serve); // unique in the edge app, which serves several pages on one port
         router.get("/").handler(this::serve);
     }
 
+    /**
+     * The Host allowlist (the defence against DNS rebinding, {@link HostAllowlist}) in front of every route of a
+     * port. The same few lines stand in each service's status page until the services share a kit with Vert.x.
+     */
+    static void guardHosts(Router router) {
+        HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
+        router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
+            if (hosts.allows(rc.request().getHeader("Host"))) rc.next();
+            else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
+        });
+    }
+
+    private volatile RenderedCache<String> page;
+
+    /**
+     * Behind the stream's authentication (the page names every cluster, node and ServiceEntry host), except from
+     * this machine's loopback when {@code meshdns.discovery.auth.status-page-from-loopback} allows it; rendered
+     * off the event loop and shared (see {@link RenderedCache}).
+     */
     private void serve(RoutingContext ctx) {
-        ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-store").end(render());
+        if (config.auth().statusPageFromLoopback() && fromLoopback(ctx)) {
+            serveRendered(ctx);
+        } else {
+            routes.authenticated(ctx, this::serveRendered);
+        }
+    }
+
+    private void serveRendered(RoutingContext ctx) {
+        page.get().onComplete(ar -> {
+            if (ar.succeeded()) {
+                ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-store").end(ar.result());
+            } else {
+                ctx.response().setStatusCode(503).putHeader("Content-Type", "text/plain").end("the status page cannot be rendered now\n");
+            }
+        });
+    }
+
+    /** The peer's own address, 127.0.0.1 or ::1 exactly: a proxy on another loopback address is not this machine's port-forward. */
+    static boolean fromLoopback(RoutingContext ctx) {
+        SocketAddress peer = ctx.request().connection().remoteAddress();
+        if (peer == null || peer.hostAddress() == null) {
+            return false;
+        }
+        String host = peer.hostAddress();
+        return host.equals("127.0.0.1") || host.equals("0:0:0:0:0:0:0:1") || host.equals("::1");
     }
 
     String render() {

@@ -52,6 +52,7 @@ public class MetricsEndpoint {
             throw new InvalidConfigException("meshdns.dns.metrics.port", port + " is outside 0..65535");
         }
         Router router = Router.router(vertx);
+        StatusPage.guardHosts(router);
         router.get("/metrics").handler(this::scrape);
         try {
             coreDnsPort = vertx.createHttpServer(new HttpServerOptions().setHost(config.bindAddress()).setPort(port))

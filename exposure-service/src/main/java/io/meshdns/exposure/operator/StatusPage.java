@@ -5,7 +5,9 @@ import io.meshdns.exposure.sync.PassReport;
 import io.meshdns.model.operator.HtmlPage;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.meshdns.model.operator.HostAllowlist;
 import io.vertx.ext.web.Router;
+import org.eclipse.microprofile.config.ConfigProvider;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -39,9 +41,22 @@ public class StatusPage {
     MeterRegistry registry;
 
     void routes(@Observes Router router) {
+        guardHosts(router);
         router.get("/status").handler(this::serve);
         router.get("/status/exposure").handler(this::serve); // unique in the edge app, which serves several pages on one port
         router.get("/").handler(this::serve);
+    }
+
+    /**
+     * The Host allowlist (the defence against DNS rebinding, {@link HostAllowlist}) in front of every route of a
+     * port. The same few lines stand in each service's status page until the services share a kit with Vert.x.
+     */
+    static void guardHosts(Router router) {
+        HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
+        router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
+            if (hosts.allows(rc.request().getHeader("Host"))) rc.next();
+            else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
+        });
     }
 
     private void serve(RoutingContext ctx) {

@@ -39,6 +39,7 @@ class StartupErrorsTest {
             "discovery-service | meshdns.discovery.batch-window | soon | Invalid duration: soon",
             "discovery-service | meshdns.discovery.heartbeat-interval | 45s | must be at most half of quarkus.http.idle-timeout (PT1M), or the HTTP server closes quiet watch streams between heartbeats, got PT45S",
             "discovery-service | meshdns.discovery.cluster-name | Not_A_Label | must be a DNS label (lower case letters, digits, '-'), got 'Not_A_Label'",
+            "dns-service | meshdns.http.allowed-hosts | bad_name! | 'bad_name!' is not a host name",
             "exposure-service | meshdns.exposure.policy | bogus | 'bogus' is not one of sync, upsert-only, create-only",
     })
     void badValueStopsTheStartWithOneLine(String module, String key, String value, String why) throws Exception {

@@ -69,6 +69,59 @@ class StatusPagesTest {
         if (services != null) services.close();
     }
 
+    /**
+     * DNS rebinding: a page on an attacker's name, re-pointed at this machine, sends that name as {@code Host}. Every
+     * service's port refuses it before any route runs, and still answers the names a browser or a node really uses.
+     */
+    @Test
+    void aRebindingHostIsRefusedOnEveryPort() throws Exception {
+        for (int port : new int[]{services.dnsHttp, services.discoveryHttp, services.exposureHttp}) {
+            RawResponse refused = rawGet(InetAddress.getLoopbackAddress(), port, "/status", "rebind.attacker.example", null);
+            assertEquals(403, refused.status, port + ": " + refused);
+            assertTrue(refused.body.contains("meshdns.http.allowed-hosts"), refused.toString());
+            assertEquals(403, rawGet(InetAddress.getLoopbackAddress(), port, "/q/metrics", "rebind.attacker.example:" + port, null).status);
+            for (String host : List.of("localhost:" + port, "127.0.0.1:" + port, "meshdns-discovery.meshdns.svc:" + port)) {
+                RawResponse ok = rawGet(InetAddress.getLoopbackAddress(), port, "/status", host, null);
+                assertEquals(200, ok.status, port + " " + host + ": " + ok);
+            }
+        }
+    }
+
+    /**
+     * The discovery page names every cluster, node and ServiceEntry host: it takes the stream's token, except on this
+     * machine's own loopback address (where {@code kubectl port-forward} arrives). 127.0.0.2 is another caller.
+     */
+    @Test
+    void discoveryStatusPageTakesTheStreamsTokenBeyondLoopback() throws Exception {
+        InetAddress other = InetAddress.getByName("127.0.0.2");
+        assertEquals(401, rawGet(other, services.discoveryHttp, "/status", "127.0.0.1", null).status);
+        assertEquals(401, rawGet(other, services.discoveryHttp, "/", "127.0.0.1", null).status);
+        RawResponse withToken = rawGet(other, services.discoveryHttp, "/status", "127.0.0.1", RunningServices.TOKEN);
+        assertEquals(200, withToken.status, withToken.toString());
+        assertTrue(withToken.body.contains("<h1>meshdns discovery-service</h1>"), withToken.toString());
+        assertEquals(401, rawGet(InetAddress.getLoopbackAddress(), services.discoveryHttp, "/v1/status", "127.0.0.1", null).status,
+                "the API itself always takes the token");
+    }
+
+    private record RawResponse(int status, String body) {
+    }
+
+    /** One HTTP/1.1 GET from a socket bound to {@code from}, with the Host header as given. */
+    private static RawResponse rawGet(InetAddress from, int port, String path, String host, String token) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.bind(new java.net.InetSocketAddress(from, 0));
+            socket.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5_000);
+            socket.setSoTimeout(10_000);
+            String request = "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int status = Integer.parseInt(response.substring(9, 12));
+            int bodyStart = response.indexOf("\r\n\r\n");
+            return new RawResponse(status, bodyStart < 0 ? "" : response.substring(bodyStart + 4));
+        }
+    }
+
     /** Every service's pages come with the headers that keep a browser from sniffing, framing or loading anything. */
     @Test
     void everyPageCarriesTheSecurityHeaders() throws Exception {
