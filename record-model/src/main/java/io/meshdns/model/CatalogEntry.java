@@ -98,13 +98,15 @@ public sealed interface CatalogEntry {
      * {@code statusAddresses}: what Istio's auto-allocation wrote to {@code status.addresses}, by host.
      * {@code exportTo}: {@code spec.exportTo} (empty: the mesh default). {@code autoAllocateOptOut}: the label
      * {@code networking.istio.io/enable-autoallocate-ip: "false"} (no VIP from Istio, none from us).
+     * {@code created}: {@code metadata.creationTimestamp} as the API gave it (null from a manifest without one), for
+     * Istio's precedence among entries naming one host.
      */
     record ServiceEntry(String cluster, String namespace, String name, java.util.List<String> hosts,
                         java.util.List<String> addresses, String resolution, java.util.List<String> endpointAddresses,
                         java.util.List<PortSpec> ports,
                         java.util.Map<String, java.util.List<String>> allocatedVips,
                         java.util.Map<String, java.util.List<String>> statusAddresses,
-                        java.util.List<String> exportTo, boolean autoAllocateOptOut) implements CatalogEntry {
+                        java.util.List<String> exportTo, boolean autoAllocateOptOut, String created) implements CatalogEntry {
         public ServiceEntry {
             hosts = hosts == null ? java.util.List.of() : java.util.List.copyOf(hosts);
             addresses = addresses == null ? java.util.List.of() : java.util.List.copyOf(addresses);
@@ -121,10 +123,29 @@ public sealed interface CatalogEntry {
             this(cluster, namespace, name, hosts, addresses, resolution, endpointAddresses, ports, allocatedVips, null, null, false);
         }
 
+        public ServiceEntry(String cluster, String namespace, String name, java.util.List<String> hosts,
+                            java.util.List<String> addresses, String resolution, java.util.List<String> endpointAddresses,
+                            java.util.List<PortSpec> ports, java.util.Map<String, java.util.List<String>> allocatedVips,
+                            java.util.Map<String, java.util.List<String>> statusAddresses, java.util.List<String> exportTo,
+                            boolean autoAllocateOptOut) {
+            this(cluster, namespace, name, hosts, addresses, resolution, endpointAddresses, ports, allocatedVips, statusAddresses,
+                    exportTo, autoAllocateOptOut, null);
+        }
+
+        /** {@code metadata.creationTimestamp} as an instant (the epoch when unknown, as Istio counts a missing one). */
+        public java.time.Instant createdAt() {
+            if (created == null || created.isEmpty()) return java.time.Instant.EPOCH;
+            try {
+                return java.time.OffsetDateTime.parse(created).toInstant();
+            } catch (java.time.format.DateTimeParseException e) {
+                return java.time.Instant.EPOCH;
+            }
+        }
+
         /** This entry with {@code vips} as the addresses to answer per host. */
         public ServiceEntry withAllocatedVips(java.util.Map<String, java.util.List<String>> vips) {
             return new ServiceEntry(cluster, namespace, name, hosts, addresses, resolution, endpointAddresses, ports, vips,
-                    statusAddresses, exportTo, autoAllocateOptOut);
+                    statusAddresses, exportTo, autoAllocateOptOut, created);
         }
 
         public ObjectRef ref() {

@@ -279,8 +279,10 @@ public final class Translator {
         }
         Map<String, String> labels = se.getMetadata().getLabels() == null ? Map.of() : se.getMetadata().getLabels();
         boolean optOut = "false".equalsIgnoreCase(String.valueOf(labels.get(AUTOALLOCATE_LABEL)).trim());
+        // Istio's precedence among entries naming one host counts from creationTimestamp: carried as the API gave it.
+        String created = se.getMetadata().getCreationTimestamp();
         return new Translation.Accepted(new CatalogEntry.ServiceEntry(cluster, ns, name, hosts, addresses, resolution,
-                endpointAddresses, ports, Map.of(), statusAddresses(se, hosts), exportTo, optOut));
+                endpointAddresses, ports, Map.of(), statusAddresses(se, hosts), exportTo, optOut, created));
     }
 
     /**

@@ -39,9 +39,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@link #vipsFor}, under the catalog lock), frees hosts gone from every ServiceEntry after each
  * version ({@link #onVersion}) and writes the table back on its own thread.
  *
- * <p>Which hosts get a VIP: every non-wildcard host of a ServiceEntry without {@code addresses},
- * unless the entry answers with IP endpoints itself (resolution DNS/STATIC with IP endpoints). A
- * wildcard host stands for many names and gets none (as in Istio).
+ * <p>Which hosts get a VIP: every host of a ServiceEntry without {@code addresses}, unless the entry
+ * answers with IP endpoints itself (resolution DNS/STATIC with IP endpoints). A wildcard host gets one
+ * VIP that every name under it answers: the sidecar routes by the name it was asked for (Istio's
+ * DYNAMIC_DNS), so the address only has to reach the sidecar, and a call to {@code api.wild.example}
+ * must not die at DNS.
  *
  * <p>Nothing is freed while a cluster is stale (its ServiceEntries may still exist, we just cannot
  * see them), nor before a host has been absent for {@code meshdns.discovery.vip-release-delay}.
@@ -303,7 +305,6 @@ public class CentralVipAllocator implements VipAllocator, CatalogAggregator.List
             int before = table.size();
             Map<String, List<String>> allocationsBefore = table.allocations();
             for (String host : entry.hosts()) {
-                if (host.startsWith("*")) continue;
                 List<String> istio = entry.statusAddresses().getOrDefault(VipTable.key(host), List.of());
                 if (source != VipSource.OWN && !istio.isEmpty() && entry.addresses().isEmpty()) {
                     out.put(host, istio);

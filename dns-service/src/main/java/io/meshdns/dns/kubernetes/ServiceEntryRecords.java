@@ -18,22 +18,23 @@ import java.util.function.Predicate;
  * The records of one ServiceEntry host, from every ServiceEntry that names it. Pure.
  *
  * <p><b>Several entries for one host</b> are not unioned (two entries' Istio VIPs would both be answered, and
- * sidecars route each to its own entry's config): one entry answers. The candidates are ordered local cluster
- * first, then by namespace, name and cluster; the first one with addresses of the best kind answers, the kinds
- * being, in order: its own {@code spec.addresses}; the VIPs discovery chose for the host ({@code allocatedVips}:
- * Istio's {@code status.addresses}, or discovery's own); the IP endpoints of a DNS/STATIC entry. The host is
- * visible to every namespace any of the entries exports it to.
+ * sidecars route each to its own entry's config): one entry answers, the first in {@link HostPrecedence} order
+ * (Istio's: the oldest) that has an address. An entry's addresses are, in order: its own {@code spec.addresses};
+ * the VIPs discovery chose for the host ({@code allocatedVips}: Istio's {@code status.addresses}, or discovery's
+ * own); the IP endpoints of a DNS/STATIC entry. The host is visible to every namespace any of the entries exports
+ * it to.
+ *
+ * <p><b>Wildcard hosts</b> ({@code *.wild.example}) answer every name below them, at any depth, that no exact host
+ * holds. One over a Kubernetes zone ({@code *.shop.svc.cluster.local}, {@code *.svc.clusterset.local}) would
+ * shadow the Service names and the NXDOMAINs the spec requires: it is refused with a warning, never answered.
  */
 final class ServiceEntryRecords {
     private ServiceEntryRecords() {
     }
 
-    /** Local cluster's entries first, then namespace, name, cluster: the same order on every node of a cluster. */
+    /** {@link HostPrecedence}: the same order on every node of a cluster. */
     static Comparator<CatalogEntry.ServiceEntry> order(CompileInputs in) {
-        return Comparator.<CatalogEntry.ServiceEntry, Boolean>comparing(se -> !in.isLocal(se.cluster()))
-                .thenComparing(CatalogEntry.ServiceEntry::namespace)
-                .thenComparing(CatalogEntry.ServiceEntry::name)
-                .thenComparing(CatalogEntry.ServiceEntry::cluster);
+        return HostPrecedence.order(in::isLocal);
     }
 
     /**
@@ -49,12 +50,17 @@ final class ServiceEntryRecords {
             out.warn("ServiceEntry " + entries.get(0).ref() + ": host '" + host + "' is not a DNS name");
             return;
         }
+        if (owner.isWild() && inKubernetesZone(in, owner)) {
+            out.warn("ServiceEntry " + entries.get(0).ref() + ": wildcard host '" + host + "' would shadow the Kubernetes zone "
+                    + "it lies in; not answered");
+            return;
+        }
         List<InetAddress> ips = List.of();
-        for (int kind = 0; kind < 3 && ips.isEmpty(); kind++) {
-            for (CatalogEntry.ServiceEntry se : entries) {
+        for (CatalogEntry.ServiceEntry se : entries) {
+            for (int kind = 0; kind < 3 && ips.isEmpty(); kind++) {
                 ips = addresses(se, host, kind, out);
-                if (!ips.isEmpty()) break;
             }
+            if (!ips.isEmpty()) break;
         }
         if (ips.isEmpty()) return; // nothing to answer: the name forwards (or gets the placeholder under a suffix)
         List<ExportScope> scopes = new ArrayList<>();
@@ -76,6 +82,12 @@ final class ServiceEntryRecords {
             if (owner.isWild()) out.wildcardScopes.put(new Name(owner, 1), scope);
             else out.scopes.put(owner, scope);
         }
+    }
+
+    /** Whether a wildcard's parent lies in the cluster domain or the clusterset zone. */
+    private static boolean inKubernetesZone(CompileInputs in, Name wildcard) {
+        Name parent = new Name(wildcard, 1);
+        return parent.subdomain(in.zone) || (in.clusterset != null && parent.subdomain(in.clusterset));
     }
 
     /** The entry's addresses of one kind for {@code host}: 0 = spec.addresses, 1 = allocatedVips, 2 = IP endpoints. */

@@ -5,6 +5,7 @@ import io.meshdns.dns.answer.Outcome;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.discovery.DiscoveryRecordSource;
+import io.meshdns.dns.kubernetes.HostPrecedence;
 import io.meshdns.dns.server.DnsServer;
 import io.meshdns.dns.server.RequestHandler;
 import io.meshdns.dns.server.RequestProcessor;
@@ -248,14 +249,12 @@ public class ExplainEndpoint {
         String placeholder = placeholder();
         boolean placeholderAnswer = placeholder != null && records.stream().anyMatch(r -> r.endsWith("\t" + placeholder));
         if (catalog != null) {
+            List<CatalogEntry.ServiceEntry> claims = new ArrayList<>();
             for (CatalogEntry e : catalog.values()) {
-                if (e instanceof CatalogEntry.ServiceEntry se && se.hosts().stream().anyMatch(h -> h.equalsIgnoreCase(fqdn))) {
-                    sources.add(ref(e));
-                    boolean own = se.addresses().isEmpty();
-                    return new MeshReason(own ? "ServiceEntry host, meshdns VIP" : "ServiceEntry host, its addresses",
-                            own ? "the ServiceEntry has no addresses: the VIP discovery allocated (" + se.allocatedVips().values() + ")"
-                                    : "the ServiceEntry's addresses " + se.addresses(), sources);
-                }
+                if (e instanceof CatalogEntry.ServiceEntry se && se.hosts().stream().anyMatch(h -> h.equalsIgnoreCase(fqdn))) claims.add(se);
+            }
+            if (!claims.isEmpty()) {
+                return serviceEntryHost(catalog, fqdn, claims, records, sources);
             }
         }
         String[] labels = fqdn.split("\\.");
@@ -298,6 +297,48 @@ public class ExplainEndpoint {
         }
         return new MeshReason(response.getRcode() == Rcode.NXDOMAIN ? "no such name" : "mesh name",
                 response.getRcode() == Rcode.NXDOMAIN ? "no catalog entry answers it" : "compiled from the discovery catalog", sources);
+    }
+
+    /**
+     * A host one or more ServiceEntries name: the one that answers by {@link HostPrecedence} (the first in that order
+     * whose addresses are in the answer), and the others as losers, each named in {@code sources} with its role.
+     */
+    private static MeshReason serviceEntryHost(Catalog catalog, String fqdn, List<CatalogEntry.ServiceEntry> claims, List<String> records,
+                                               List<Map<String, String>> sources) {
+        java.util.Set<String> local = new java.util.HashSet<>();
+        catalog.clusters().forEach(c -> {
+            if (c.local()) local.add(c.name());
+        });
+        claims.sort(HostPrecedence.order(local::contains));
+        String host = fqdn.endsWith(".") ? fqdn.substring(0, fqdn.length() - 1) : fqdn;
+        CatalogEntry.ServiceEntry winner = claims.stream().filter(se -> answers(se, host, records)).findFirst().orElse(claims.get(0));
+        for (CatalogEntry.ServiceEntry se : claims) {
+            Map<String, String> m = ref(se);
+            m.put("role", se == winner ? "answers" : "outranked");
+            if (se.created() != null) m.put("created", se.created());
+            sources.add(m);
+        }
+        boolean own = winner.addresses().isEmpty();
+        String why = own ? "the ServiceEntry has no addresses: the VIP discovery allocated (" + winner.allocatedVips().values() + ")"
+                : "the ServiceEntry's addresses " + winner.addresses();
+        if (claims.size() > 1) {
+            why += "; " + claims.size() + " ServiceEntries name this host and " + winner.ref() + " answers (" + HostPrecedence.RULE + ")";
+        }
+        return new MeshReason(own ? "ServiceEntry host, meshdns VIP" : "ServiceEntry host, its addresses", why, sources);
+    }
+
+    /** Whether one of the entry's addresses for {@code host} is in the answer's records (their text form). */
+    private static boolean answers(CatalogEntry.ServiceEntry se, String host, List<String> records) {
+        List<String> addresses = new ArrayList<>(se.addresses());
+        se.allocatedVips().forEach((h, vips) -> {
+            if (h.equalsIgnoreCase(host)) addresses.addAll(vips);
+        });
+        addresses.addAll(se.endpointAddresses());
+        for (String a : addresses) {
+            String ip = a.contains("/") ? a.substring(0, a.indexOf('/')) : a;
+            if (records.stream().anyMatch(r -> r.endsWith("\t" + ip))) return true;
+        }
+        return false;
     }
 
     private static int indexOf(String[] labels, String label) {

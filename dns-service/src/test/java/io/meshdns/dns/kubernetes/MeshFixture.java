@@ -64,6 +64,20 @@ public final class MeshFixture {
                         List.of("198.51.100.1", "backend.partner.test"), List.of(http), Map.of()),
                 new CatalogEntry.ServiceEntry("east", "shop", "lazy", List.of("known.service.entry"), List.of("192.0.2.77"), "STATIC",
                         List.of(), List.of(http), Map.of()),
+                // a wildcard host without addresses: the one VIP discovery allocated answers every name below it
+                new CatalogEntry.ServiceEntry("east", "shop", "dyn", List.of("*.dyn.example"), List.of(), "DNS", List.of(),
+                        List.of(http), Map.of("*.dyn.example", List.of("240.240.0.9"))),
+                // an exact host under that wildcard keeps its own address
+                new CatalogEntry.ServiceEntry("east", "shop", "dyn-api", List.of("api.dyn.example"), List.of("192.0.2.55"), "STATIC",
+                        List.of(), List.of(http), Map.of()),
+                // one host, two entries: the older answers (Istio), whatever their namespaces or names
+                new CatalogEntry.ServiceEntry("east", "shop", "zeta", List.of("dup.example"), List.of("192.0.2.61"), "STATIC",
+                        List.of(), List.of(http), Map.of(), null, null, false, "2024-01-01T00:00:00Z"),
+                new CatalogEntry.ServiceEntry("east", "default", "alpha", List.of("dup.example"), List.of("192.0.2.62"), "STATIC",
+                        List.of(), List.of(http), Map.of(), null, null, false, "2025-06-01T00:00:00Z"),
+                // a wildcard over a Kubernetes zone would shadow its Services and NXDOMAINs: refused
+                new CatalogEntry.ServiceEntry("east", "shop", "shadow", List.of("*.shop.svc.cluster.local"), List.of("192.0.2.66"),
+                        "STATIC", List.of(), List.of(http), Map.of()),
                 new CatalogEntry.ServiceImport("east", "shop", "cart", "ClusterSetIP", List.of("10.200.0.1"), List.of(http)),
                 // Kubernetes DNS spec 2.1: a Service that tolerates unready endpoints publishes them all
                 new CatalogEntry.Service("east", "shop", "tolerant", ServiceType.CLUSTER_IP, List.of(), null, List.of(), List.of(),

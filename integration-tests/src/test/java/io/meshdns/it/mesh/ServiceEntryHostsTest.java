@@ -1,0 +1,125 @@
+package io.meshdns.it.mesh;
+
+import io.meshdns.it.testing.Dns;
+import io.meshdns.it.testing.ServiceProcess;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * ServiceEntry hosts as a lazyload user meets them, over the packaged discovery-service (manifests) and
+ * dns-service: a wildcard host with no address answers every name below it, at any depth, with the one VIP
+ * discovery allocated for it (before, discovery allocated none and the names were forwarded: SERVFAIL or a
+ * timeout); one host named by two ServiceEntries answers the older one's address (before, the one whose namespace
+ * sorted first), and {@code explain} names which answers and which is outranked.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ServiceEntryHostsTest {
+    private static final String TOKEN = "se-hosts-token";
+    private Path dir;
+    private ServiceProcess discovery;
+    private ServiceProcess node;
+    private Dns dns;
+
+    @BeforeAll
+    void start() throws Exception {
+        dir = Files.createTempDirectory("meshdns-se-hosts");
+        Path east = Files.createDirectories(dir.resolve("manifests/east"));
+        Files.writeString(east.resolve("entries.yaml"), """
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: shop}
+                ---
+                apiVersion: networking.istio.io/v1
+                kind: ServiceEntry
+                metadata: {name: wild, namespace: shop}
+                spec:
+                  hosts: ["*.wild.example"]
+                  location: MESH_EXTERNAL
+                  resolution: DNS
+                  ports: [{number: 443, name: https, protocol: TLS}]
+                ---
+                apiVersion: networking.istio.io/v1
+                kind: ServiceEntry
+                metadata: {name: alpha, namespace: default, creationTimestamp: "2025-06-01T00:00:00Z"}
+                spec:
+                  hosts: [dup.example]
+                  addresses: [192.0.2.62]
+                  resolution: STATIC
+                  endpoints: [{address: 192.0.2.62}]
+                  ports: [{number: 80, name: http, protocol: HTTP}]
+                ---
+                apiVersion: networking.istio.io/v1
+                kind: ServiceEntry
+                metadata: {name: zeta, namespace: shop, creationTimestamp: "2024-01-01T00:00:00Z"}
+                spec:
+                  hosts: [dup.example]
+                  addresses: [192.0.2.61]
+                  resolution: STATIC
+                  endpoints: [{address: 192.0.2.61}]
+                  ports: [{number: 80, name: http, protocol: HTTP}]
+                """);
+        discovery = new ServiceProcess("discovery", "discovery-service", dir)
+                .property("meshdns.discovery.enabled-local-cluster", "false")
+                .property("meshdns.discovery.cluster-name", "east")
+                .property("meshdns.discovery.manifest-dirs", east.getParent().toString())
+                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
+                .property("meshdns.discovery.shared-token", TOKEN)
+                .start();
+        int port = ExternalDnsServer.freePort();
+        node = new ServiceProcess("node", "dns-service", dir)
+                .property("meshdns.dns.port", String.valueOf(port))
+                .property("meshdns.dns.upstreams", "127.0.0.1:9")
+                .property("meshdns.dns.discovery-url", discovery.httpUrl())
+                .property("meshdns.dns.discovery-token", TOKEN)
+                .property("meshdns.dns.cluster-name", "east")
+                .start();
+        dns = new Dns(port);
+    }
+
+    @AfterAll
+    void stop() {
+        if (node != null) node.close();
+        if (discovery != null) discovery.close();
+    }
+
+    @Test
+    void aWildcardHostAnswersEveryNameBelowItWithOneVip() {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                .until(() -> dns.a("api.wild.example").size() == 1);
+        List<String> vip = dns.a("api.wild.example");
+        assertTrue(vip.get(0).startsWith("240.240."), vip.toString());
+        assertEquals(vip, dns.a("deep.er.wild.example"), "any depth");
+        assertEquals(vip, dns.a("API.Wild.Example"), "case-insensitively");
+    }
+
+    @Test
+    void theOlderOfTwoServiceEntriesForOneHostAnswersAndExplainSaysWhy() throws Exception {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                .until(() -> !dns.a("dup.example").isEmpty());
+        assertEquals(List.of("192.0.2.61"), dns.a("dup.example"), "zeta (2024) is older than alpha (2025)");
+        HttpResponse<String> explain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(node.httpUrl() + "/v1/explain?name=dup.example&type=A")).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, explain.statusCode(), explain.body());
+        String body = explain.body();
+        assertTrue(body.matches("(?s).*\\{[^}]*\"name\":\"zeta\",\"role\":\"answers\"[^}]*}.*"), body);
+        assertTrue(body.matches("(?s).*\\{[^}]*\"name\":\"alpha\",\"role\":\"outranked\"[^}]*}.*"), body);
+        assertTrue(body.contains("2 ServiceEntries name this host"), body);
+    }
+}
