@@ -260,23 +260,34 @@ class MeshZoneCompilerTest {
         io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
         List<io.meshdns.model.CatalogEntry> entries = new java.util.ArrayList<>(base.entries());
         PortSpec http = new PortSpec("http", "TCP", 80);
-        // Two entries for one host, each with its own Istio VIP: the local cluster's wins, then namespace/name order.
+        // Entries for one host, each with its own Istio VIP: the local cluster's first, then Istio's order, the oldest by
+        // (creationTimestamp, name, namespace); without timestamps (manifests) name, then namespace.
         entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "aaa", "first-by-name", List.of("dup.partner.test"), List.of(), "DNS",
                 List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.1"))));
         entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "local", List.of("dup.partner.test"), List.of(), "DNS",
                 List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.2"))));
         entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "next", List.of("dup.partner.test"), List.of(), "DNS",
                 List.of(), List.of(http), java.util.Map.of("dup.partner.test", List.of("240.240.0.3"))));
-        io.meshdns.model.Catalog c = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(),
-                base.clusters(), entries));
-        MeshZones z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(c);
-        assertEquals(Set.of("240.240.0.2"), rr(z, "dup.partner.test", Type.A));
-        // An entry with its own spec.addresses beats chosen VIPs, wherever it sorts.
+        assertEquals(Set.of("240.240.0.2"), rr(compile(base, entries), "dup.partner.test", Type.A));
+        // A remote entry with its own spec.addresses does not outrank the local one: the sidecar follows its own cluster's.
         entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("west", "zzz", "static", List.of("dup.partner.test"), List.of("192.0.2.99"),
                 "STATIC", List.of(), List.of(http), java.util.Map.of()));
-        z = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(io.meshdns.model.Catalog.of(
+        assertEquals(Set.of("240.240.0.2"), rr(compile(base, entries), "dup.partner.test", Type.A));
+        // With creation times (as from an API server): the oldest wins, whatever its name and namespace; an entry with
+        // no address at all is passed over.
+        entries = new java.util.ArrayList<>(base.entries());
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "zz-old", List.of("dup.partner.test"), List.of("192.0.2.98"),
+                "STATIC", List.of(), List.of(http), java.util.Map.of(), null, null, false, "2020-01-01T00:00:00Z"));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "zzz", "zz-oldest-empty", List.of("dup.partner.test"), List.of(),
+                "NONE", List.of(), List.of(http), java.util.Map.of(), null, null, false, "2019-01-01T00:00:00Z"));
+        entries.add(new io.meshdns.model.CatalogEntry.ServiceEntry("east", "aaa", "zz-newer", List.of("dup.partner.test"), List.of("192.0.2.97"),
+                "STATIC", List.of(), List.of(http), java.util.Map.of(), null, null, false, "2021-01-01T00:00:00Z"));
+        assertEquals(Set.of("192.0.2.98"), rr(compile(base, entries), "dup.partner.test", Type.A));
+    }
+
+    private static MeshZones compile(io.meshdns.model.CatalogSnapshot base, List<io.meshdns.model.CatalogEntry> entries) {
+        return new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(io.meshdns.model.Catalog.of(
                 new io.meshdns.model.CatalogSnapshot(base.formatVersion(), base.version(), base.clusters(), entries)));
-        assertEquals(Set.of("192.0.2.99"), rr(z, "dup.partner.test", Type.A));
     }
 
     @Test
