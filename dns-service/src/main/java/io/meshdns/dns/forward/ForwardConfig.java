@@ -81,5 +81,33 @@ public interface ForwardConfig {
         /** 0x20: randomise the letter case of the upstream question and accept only answers echoing it. */
         @WithDefault("false")
         boolean caseRandomization();
+
+        /** DNS over TLS upstreams ({@code tls://host[:853][#server-name]}, RFC 7858). */
+        Tls tls();
+
+        /** TCP and TLS connections to upstreams: reused and pipelined (RFC 7766). */
+        Connections connections();
+    }
+
+    interface Tls {
+        /** The name a tls:// upstream's certificate must carry, when its entry gives none after '#'. */
+        Optional<String> serverName();
+
+        /** PEM CA certificates that tls:// upstreams' certificates must chain to (default: the JDK's trust store). */
+        Optional<String> caFile();
+    }
+
+    interface Connections {
+        /** An upstream connection with nothing in flight for this long is closed (CoreDNS's {@code expire}). */
+        @WithDefault("10s")
+        Duration idleTimeout();
+
+        /** Connections kept open to one upstream. */
+        @WithDefault("2")
+        int maxPerUpstream();
+
+        /** Queries in flight on one connection before another is opened (or, at the cap, they share). */
+        @WithDefault("64")
+        int maxInFlight();
     }
 }

@@ -29,7 +29,23 @@ public record ForwardSettings(
         Duration loopProbeDelay,
         int udpSockets,
         int udpSocketQueries,
-        boolean caseRandomization) {
+        boolean caseRandomization,
+        StreamSettings streams) {
+
+    /**
+     * TCP and TLS upstream connections: closed after {@code idleTimeout} with nothing in flight, at most
+     * {@code maxPerUpstream} per upstream, {@code maxInFlight} queries pipelined on one before another opens;
+     * {@code caFile} (null: the JDK's trust store) for tls:// upstreams.
+     */
+    public record StreamSettings(Duration idleTimeout, int maxPerUpstream, int maxInFlight, Path caFile) {
+        public static final StreamSettings DEFAULT = new StreamSettings(Duration.ofSeconds(10), 2, 64, null);
+
+        public StreamSettings {
+            require(positive(idleTimeout), "meshdns.dns.forward.connections.idle-timeout", "must be > 0");
+            require(maxPerUpstream > 0 && maxPerUpstream <= 64, "meshdns.dns.forward.connections.max-per-upstream", "must be 1-64");
+            require(maxInFlight > 0 && maxInFlight <= 65535, "meshdns.dns.forward.connections.max-in-flight", "must be 1-65535");
+        }
+    }
 
     public ForwardSettings {
         upstreams = List.copyOf(upstreams);
@@ -48,49 +64,49 @@ public record ForwardSettings(
     public static ForwardSettings of(List<Upstream> upstreams) {
         return new ForwardSettings(upstreams, List.of(), ForwardPolicy.RANDOM, false, 1000,
                 Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofMillis(500), 2, false,
-                Duration.ofSeconds(2), 256, 256, false);
+                Duration.ofSeconds(2), 256, 256, false, StreamSettings.DEFAULT);
     }
 
     public ForwardSettings withPolicy(ForwardPolicy p) {
         return new ForwardSettings(upstreams, zoneForwards, p, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     public ForwardSettings withForceTcp(boolean f) {
         return new ForwardSettings(upstreams, zoneForwards, policy, f, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     public ForwardSettings withMaxConcurrent(int m) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, m, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     public ForwardSettings withTimeouts(Duration perUpstream, Duration total) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, perUpstream, total,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     public ForwardSettings withZoneForwards(List<ZoneForward> z) {
         return new ForwardSettings(upstreams, z, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     /** 0x20: random letter case in the upstream question (the answer must echo it). */
     public ForwardSettings withCaseRandomization(boolean on) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, on);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, on, streams);
     }
 
     /** The UDP socket pool: sockets per address family, and queries per socket before it is replaced. */
     public ForwardSettings withUdpSockets(int sockets, int queriesPerSocket) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, sockets, queriesPerSocket, caseRandomization);
+                healthCheck, maxFails, loopDetect, loopProbeDelay, sockets, queriesPerSocket, caseRandomization, streams);
     }
 
     public ForwardSettings withLoopDetect(boolean on, Duration delay) {
         return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, on, delay, udpSockets, udpSocketQueries, caseRandomization);
+                healthCheck, maxFails, on, delay, udpSockets, udpSocketQueries, caseRandomization, streams);
     }
 
     /**
@@ -116,7 +132,7 @@ public record ForwardSettings(
             }
         }
         for (String spec : specs) {
-            upstreams.add(Upstream.parse(spec, key));
+            upstreams.add(Upstream.parse(spec, key, f.tls().serverName().orElse(null)));
         }
         List<ZoneForward> zoneForwards = ZoneForward.parse(c.zoneForwards().orElse(List.of()));
         for (Upstream u : upstreams) {
@@ -129,7 +145,20 @@ public record ForwardSettings(
         }
         return new ForwardSettings(upstreams, zoneForwards, ForwardPolicy.parse(f.policy()), f.forceTcp(),
                 f.maxConcurrent(), f.timeout(), f.totalTimeout(), f.healthCheck(), f.maxFails(), f.loopDetect(),
-                f.loopProbeDelay(), f.udpSockets(), f.udpSocketQueries(), f.caseRandomization());
+                f.loopProbeDelay(), f.udpSockets(), f.udpSocketQueries(), f.caseRandomization(), streams(f));
+    }
+
+    public ForwardSettings withStreams(StreamSettings st) {
+        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, st);
+    }
+
+    private static StreamSettings streams(ForwardConfig.Forward f) {
+        Path ca = f.tls().caFile().filter(s -> !s.isBlank()).map(Path::of).orElse(null);
+        if (ca != null && !Files.isReadable(ca)) {
+            throw new IllegalArgumentException("meshdns.dns.forward.tls.ca-file: '" + ca + "' cannot be read");
+        }
+        return new StreamSettings(f.connections().idleTimeout(), f.connections().maxPerUpstream(), f.connections().maxInFlight(), ca);
     }
 
     /** Forwarding to our own listener is the simplest loop; refuse it before it happens. */

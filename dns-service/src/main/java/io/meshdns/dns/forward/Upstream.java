@@ -5,11 +5,19 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /**
- * One upstream server address. {@link #label()} is CoreDNS's {@code to} label, e.g. "127.0.0.1:53".
+ * One upstream server address. {@link #label()} is CoreDNS's {@code to} label, e.g. "127.0.0.1:53", or
+ * "tls://9.9.9.9:853" for DNS over TLS (RFC 7858), whose certificate must name {@link #serverName()}.
  */
-public record Upstream(InetSocketAddress address, String label) {
+public record Upstream(InetSocketAddress address, String label, boolean tls, String serverName) {
 
     public static final int DNS_PORT = 53;
+    public static final int DOT_PORT = 853;
+    private static final String TLS_SCHEME = "tls://";
+    private static final String DNS_SCHEME = "dns://";
+
+    public Upstream(InetSocketAddress address, String label) {
+        this(address, label, false, null);
+    }
 
     public String hostAddress() {
         return address.getAddress().getHostAddress();
@@ -23,14 +31,45 @@ public record Upstream(InetSocketAddress address, String label) {
         return address.getAddress() instanceof java.net.Inet6Address;
     }
 
+    public static Upstream parse(String spec, String key) {
+        return parse(spec, key, null);
+    }
+
     /**
-     * Parses {@code host[:port]} or {@code [v6addr][:port]} (a bare IPv6 address is accepted too).
+     * Parses {@code host[:port]} or {@code [v6addr][:port]} (a bare IPv6 address is accepted too), optionally
+     * after {@code dns://} (plain DNS, as CoreDNS writes it) or {@code tls://} (DNS over TLS, port 853 by default).
+     * A TLS upstream's certificate must name its server name: {@code tls://9.9.9.9#dns.quad9.net}, else
+     * {@code defaultServerName} ({@code meshdns.dns.forward.tls.server-name}), else the host when it is a name.
      * Host names are resolved once, here, at start.
      *
      * @throws IllegalArgumentException naming {@code key} when the entry is not valid
      */
-    public static Upstream parse(String spec, String key) {
+    public static Upstream parse(String spec, String key, String defaultServerName) {
         String s = spec.trim();
+        boolean tls = false;
+        String serverName = null;
+        int scheme = s.indexOf("://");
+        if (scheme >= 0) {
+            String prefix = s.substring(0, scheme + 3).toLowerCase(java.util.Locale.ROOT);
+            if (prefix.equals(TLS_SCHEME)) {
+                tls = true;
+            } else if (!prefix.equals(DNS_SCHEME)) {
+                throw new IllegalArgumentException(key + ": '" + spec + "' has the scheme '" + prefix
+                        + "': only dns:// (plain, the default) and tls:// (DNS over TLS) are served");
+            }
+            s = s.substring(scheme + 3);
+        }
+        int hash = s.indexOf('#');
+        if (hash >= 0) {
+            if (!tls) {
+                throw invalid(key, spec, "a server name after '#' is for tls:// upstreams");
+            }
+            serverName = s.substring(hash + 1).trim();
+            s = s.substring(0, hash);
+            if (!serverName.matches("(?i)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")) {
+                throw invalid(key, spec, "'" + serverName + "' is not a server name");
+            }
+        }
         String host;
         String port = null;
         if (s.startsWith("[")) {
@@ -56,7 +95,7 @@ public record Upstream(InetSocketAddress address, String label) {
         if (host.isEmpty()) {
             throw invalid(key, spec, "empty host");
         }
-        int portNumber = DNS_PORT;
+        int portNumber = tls ? DOT_PORT : DNS_PORT;
         if (port != null) {
             try {
                 portNumber = Integer.parseInt(port);
@@ -76,7 +115,22 @@ public record Upstream(InetSocketAddress address, String label) {
         String label = address instanceof java.net.Inet6Address
                 ? "[" + address.getHostAddress() + "]:" + portNumber
                 : address.getHostAddress() + ":" + portNumber;
-        return new Upstream(new InetSocketAddress(address, portNumber), label);
+        if (!tls) {
+            return new Upstream(new InetSocketAddress(address, portNumber), label);
+        }
+        if (serverName == null) {
+            serverName = defaultServerName != null && !defaultServerName.isBlank() ? defaultServerName.trim()
+                    : isIpLiteral(host) ? null : host;
+        }
+        if (serverName == null) {
+            throw new IllegalArgumentException(key + ": '" + spec + "' needs the server name its certificate carries: "
+                    + "tls://" + host + "#dns.example.net, or meshdns.dns.forward.tls.server-name");
+        }
+        return new Upstream(new InetSocketAddress(address, portNumber), TLS_SCHEME + label, true, serverName);
+    }
+
+    private static boolean isIpLiteral(String host) {
+        return host.indexOf(':') >= 0 || host.matches("[0-9.]+");
     }
 
     private static IllegalArgumentException invalid(String key, String spec, String why) {

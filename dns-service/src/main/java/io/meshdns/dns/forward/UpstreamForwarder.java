@@ -68,7 +68,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         this.settings = settings;
         this.cache = cache;
         this.transport = new UpstreamTransport(vertx, settings.udpSockets(), settings.udpSocketQueries(), settings.timeout(),
-                settings.caseRandomization());
+                settings.caseRandomization(), settings.streams());
         Map<java.net.InetSocketAddress, UpstreamState> states = new LinkedHashMap<>();
         this.defaultRoute = new Route(null, stateFor(settings.upstreams(), states, registry));
         List<Route> routes = new ArrayList<>();
@@ -109,6 +109,11 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
     }
 
     /** Binds the rest of the source-port pool in the background (once the listeners are open: it is not needed before). */
+    /** Open TCP/TLS connections per upstream label. */
+    Map<String, Integer> openConnections() {
+        return transport.openConnections();
+    }
+
     public void fillSocketPool() {
         transport.fill();
     }
@@ -253,9 +258,9 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         });
     }
 
-    /** UDP first and TCP if truncated, or TCP only when forced. */
+    /** UDP first and TCP if truncated; TCP only when forced; TLS only to a tls:// upstream. */
     private CompletableFuture<Message> exchange(Upstream upstream, Message query, Duration timeout) {
-        if (settings.forceTcp()) {
+        if (settings.forceTcp() || upstream.tls()) {
             return transport.tcp(upstream, query, timeout);
         }
         return transport.udp(upstream, query, timeout).thenCompose(response ->
@@ -283,7 +288,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         for (UpstreamState s : allUpstreams) {
             if (s.hasFailures() && !s.isLooping() && s.probing.compareAndSet(false, true)) {
                 Message probe = Message.newQuery(Record.newRecord(Name.root, Type.NS, DClass.IN));
-                CompletableFuture<Message> exchange = settings.forceTcp()
+                CompletableFuture<Message> exchange = settings.forceTcp() || s.upstream.tls()
                         ? transport.tcp(s.upstream, probe, settings.timeout())
                         : transport.udp(s.upstream, probe, settings.timeout());
                 exchange.whenComplete((r, e) -> {
@@ -322,7 +327,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
     }
 
     private void sendLoopProbe(UpstreamState s, Message probe, int attempt) {
-        CompletableFuture<Message> exchange = settings.forceTcp()
+        CompletableFuture<Message> exchange = settings.forceTcp() || s.upstream.tls()
                 ? transport.tcp(s.upstream, probe, settings.timeout())
                 : transport.udp(s.upstream, probe, settings.timeout());
         exchange.whenComplete((r, e) -> {

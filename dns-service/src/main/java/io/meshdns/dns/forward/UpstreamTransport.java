@@ -30,9 +30,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.impl.VertxInternal;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.core.net.NetSocket;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.DNSInput;
 import org.xbill.DNS.ExtendedFlags;
@@ -57,8 +54,7 @@ import org.xbill.DNS.Section;
  * case (an upstream that does not preserve case) makes the query be asked again, once, in the client's
  * own case, from a fresh socket and ID.
  *
- * <p>TCP (RFC 7766) opens one connection per query with 2-byte length framing; connection reuse is
- * left for later since TCP is only the fallback for truncated answers (or force-TCP).
+ * <p>TCP (RFC 7766) and TLS (RFC 7858) go through {@link StreamConnections}: reused, pipelined connections.
  */
 final class UpstreamTransport implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UpstreamTransport.class);
@@ -76,26 +72,25 @@ final class UpstreamTransport implements AutoCloseable {
     private final SecureRandom idRandom = new SecureRandom();
     private final Pool ipv4;
     private final Pool ipv6;
-    private final NetClient tcp;
+    private final StreamConnections streams;
     private final int poolSize;
     private final int queriesPerSocket;
     private final boolean caseRandomization;
     private volatile boolean closed;
 
     UpstreamTransport(Vertx vertx, int poolSize, Duration connectTimeout) {
-        this(vertx, poolSize, 64, connectTimeout, false);
+        this(vertx, poolSize, 64, connectTimeout, false, ForwardSettings.StreamSettings.DEFAULT);
     }
 
-    UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization) {
+    UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization,
+                      ForwardSettings.StreamSettings streamSettings) {
         this.vertx = vertx;
         this.poolSize = poolSize;
         this.queriesPerSocket = queriesPerSocket;
         this.ipv4 = new Pool(InternetProtocolFamily.IPv4, "0.0.0.0");
         this.ipv6 = new Pool(InternetProtocolFamily.IPv6, "::");
         this.caseRandomization = caseRandomization;
-        this.tcp = vertx.createNetClient(new NetClientOptions()
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()))
-                .setTcpNoDelay(true));
+        this.streams = new StreamConnections(vertx, streamSettings, connectTimeout);
     }
 
     /**
@@ -276,67 +271,16 @@ final class UpstreamTransport implements AutoCloseable {
         }
     }
 
-    /** One TCP exchange on a fresh connection, with RFC 1035 §4.2.2 length framing. */
+    /**
+     * One exchange over TCP, or TLS for a tls:// upstream, on a reused, pipelined connection ({@link StreamConnections}),
+     * with RFC 1035 §4.2.2 length framing.
+     */
     CompletableFuture<Message> tcp(Upstream upstream, Message clientQuery, Duration timeout) {
-        CompletableFuture<Message> result = new CompletableFuture<>();
-        int id = idRandom.nextInt(0x10000);
-        byte[] wire = upstreamQuery(clientQuery, id);
-        Record question = clientQuery.getQuestion();
-        NetSocket[] socketRef = new NetSocket[1];
-        long timer = vertx.setTimer(timeout.toMillis(), t -> {
-            if (result.completeExceptionally(new TimeoutException("no TCP answer from " + upstream + " within " + timeout))) {
-                NetSocket s = socketRef[0];
-                if (s != null) {
-                    s.close();
-                }
-            }
-        });
-        tcp.connect(upstream.port(), upstream.hostAddress()).onComplete(ar -> {
-            if (ar.failed()) {
-                vertx.cancelTimer(timer);
-                result.completeExceptionally(ar.cause());
-                return;
-            }
-            NetSocket socket = ar.result();
-            socketRef[0] = socket;
-            if (result.isDone()) {
-                socket.close();
-                return;
-            }
-            Buffer received = Buffer.buffer();
-            socket.handler(chunk -> {
-                received.appendBuffer(chunk);
-                if (received.length() < 2) {
-                    return;
-                }
-                int length = received.getUnsignedShort(0);
-                if (received.length() < 2 + length) {
-                    return;
-                }
-                byte[] bytes = received.getBytes(2, 2 + length);
-                socket.close();
-                vertx.cancelTimer(timer);
-                Message response = parseMatching(bytes, id, question);
-                if (response == null) {
-                    result.completeExceptionally(new IOException("mismatched TCP answer from " + upstream));
-                } else {
-                    result.complete(response);
-                }
-            });
-            socket.exceptionHandler(err -> {
-                vertx.cancelTimer(timer);
-                result.completeExceptionally(err);
-                socket.close();
-            });
-            socket.closeHandler(v -> {
-                if (result.completeExceptionally(new IOException("connection to " + upstream + " closed"))) {
-                    vertx.cancelTimer(timer);
-                }
-            });
-            Buffer frame = Buffer.buffer(2 + wire.length).appendUnsignedShort(wire.length).appendBytes(wire);
-            socket.write(frame);
-        });
-        return result;
+        return streams.exchange(upstream, id -> upstreamQuery(clientQuery, id), clientQuery.getQuestion(), timeout);
+    }
+
+    java.util.Map<String, Integer> openConnections() {
+        return streams.openConnections();
     }
 
     /** The response if its ID and question match what we asked, else null. */
@@ -363,7 +307,7 @@ final class UpstreamTransport implements AutoCloseable {
         closed = true;
         ipv4.close();
         ipv6.close();
-        tcp.close();
+        streams.close();
     }
 
     /** An answer that matched in everything but the letter case of the 0x20 question. */
