@@ -40,6 +40,8 @@ class StartupErrorsTest {
             "discovery-service | meshdns.discovery.heartbeat-interval | 45s | must be at most half of quarkus.http.idle-timeout (PT1M), or the HTTP server closes quiet watch streams between heartbeats, got PT45S",
             "discovery-service | meshdns.discovery.cluster-name | Not_A_Label | must be a DNS label (lower case letters, digits, '-'), got 'Not_A_Label'",
             "dns-service | meshdns.http.allowed-hosts | bad_name! | 'bad_name!' is not a host name",
+            "dns-service | meshdns.dns.upstreams | https://192.0.2.1 | 'https://192.0.2.1' has the scheme 'https://': only dns:// (plain, the default) and tls:// (DNS over TLS) are served",
+            "dns-service | meshdns.dns.upstreams | tls://192.0.2.1 | 'tls://192.0.2.1' needs the server name its certificate carries: tls://192.0.2.1#dns.example.net, or meshdns.dns.forward.tls.server-name",
             "exposure-service | meshdns.exposure.policy | bogus | 'bogus' is not one of sync, upsert-only, create-only",
     })
     void badValueStopsTheStartWithOneLine(String module, String key, String value, String why) throws Exception {
