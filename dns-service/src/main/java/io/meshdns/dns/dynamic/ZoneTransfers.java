@@ -53,12 +53,19 @@ public class ZoneTransfers implements ZoneTransferHandler {
     private List<Message> messages(Message request, ClientInfo client, TsigVerdict tsig) {
         DynamicSettings settings = zones.settings();
         Name origin = request.getQuestion().getName();
-        ZoneData zone = zones.zone(origin);
-        if (zone == null) {
-            return List.of(error(request, Rcode.REFUSED, tsig));
-        }
-        if (!(tsig instanceof TsigVerdict.Verified) && !allowedUnsigned(settings, client)) {
+        boolean unsignedAllowed = allowedUnsigned(settings, client);
+        if (!(tsig instanceof TsigVerdict.Verified) && !unsignedAllowed) {
             LOG.debugf("unsigned AXFR %s from %s refused", origin, client.address());
+        }
+        return answer(request, zones.zone(origin), tsig, unsignedAllowed);
+    }
+
+    /**
+     * The messages answering {@code request} (pure): REFUSED when {@code zone} is null (not a dynamic zone) or the
+     * request is neither verified nor {@code unsignedAllowed}; else the zone, split and signed.
+     */
+    public static List<Message> answer(Message request, ZoneData zone, TsigVerdict tsig, boolean unsignedAllowed) {
+        if (zone == null || (!(tsig instanceof TsigVerdict.Verified) && !unsignedAllowed)) {
             return List.of(error(request, Rcode.REFUSED, tsig));
         }
         return split(request, zone, tsig);
@@ -78,7 +85,7 @@ public class ZoneTransfers implements ZoneTransferHandler {
     }
 
     /** SOA, every record, SOA again; in messages of about MESSAGE_BUDGET bytes, each signed in turn. */
-    static List<Message> split(Message request, ZoneData zone, TsigVerdict tsig) {
+    private static List<Message> split(Message request, ZoneData zone, TsigVerdict tsig) {
         List<Record> records = new ArrayList<>(zone.records());
         records.add(zone.soa());
         List<Message> messages = new ArrayList<>();
