@@ -4,9 +4,12 @@ package io.meshdns.dns.tsig;
  * Where a DNS message's records lie in its wire bytes, found by walking the header's counts (RFC 1035 section
  * 4.1): where the message ends, and where its last record starts and of which type it is. A parser keeps neither,
  * yet a TSIG's MAC covers the bytes before that last record only (RFC 8945 section 4.3), so anything after the
- * message's end is unsigned. Pure; never throws: a walk that runs off the bytes is {@code null}.
+ * message's end is unsigned. The last record's class and TTL as sent, too: a parser reads a TTL with the top bit set
+ * as 0 (RFC 2181 section 8), so a TSIG whose TTL field was changed that way would still verify. Pure; never
+ * throws: a walk that runs off the bytes is {@code null}.
  */
-public record MessageLayout(int end, int lastRecordStart, int lastRecordType, int tsigRecords) {
+public record MessageLayout(int end, int lastRecordStart, int lastRecordType, int lastRecordClass, long lastRecordTtl,
+                            int tsigRecords) {
 
     private static final int TSIG = 250;
 
@@ -26,6 +29,8 @@ public record MessageLayout(int end, int lastRecordStart, int lastRecordType, in
         }
         int lastStart = -1;
         int lastType = -1;
+        int lastClass = -1;
+        long lastTtl = -1;
         int tsigs = 0;
         for (int section = 1; section <= 3; section++) {
             int count = u16(wire, 4 + 2 * section);
@@ -36,6 +41,8 @@ public record MessageLayout(int end, int lastRecordStart, int lastRecordType, in
                     return null;
                 }
                 int type = u16(wire, pos);
+                int dclass = u16(wire, pos + 2);
+                long ttl = ((long) u16(wire, pos + 4) << 16) | u16(wire, pos + 6);
                 int rdLength = u16(wire, pos + 8);
                 pos += 10 + rdLength;
                 if (pos > wire.length) {
@@ -43,12 +50,14 @@ public record MessageLayout(int end, int lastRecordStart, int lastRecordType, in
                 }
                 lastStart = start;
                 lastType = type;
+                lastClass = dclass;
+                lastTtl = ttl;
                 if (section == 3 && type == TSIG) {
                     tsigs++;
                 }
             }
         }
-        return new MessageLayout(pos, lastStart, lastType, tsigs);
+        return new MessageLayout(pos, lastStart, lastType, lastClass, lastTtl, tsigs);
     }
 
     /** Past a (possibly compressed) name starting at {@code pos}; -1 when it runs off the end or uses a reserved label type. */

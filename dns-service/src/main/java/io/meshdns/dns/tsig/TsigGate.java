@@ -63,6 +63,12 @@ public final class TsigGate {
         if (layout.tsigRecords() != 1 || layout.lastRecordType() != org.xbill.DNS.Type.TSIG) {
             return new TsigVerdict.Malformed("more than one TSIG record, or one that is not last");
         }
+        // RFC 8945 section 4.2: CLASS MUST be ANY and TTL MUST be 0. Checked on the bytes: the parser reads a TTL
+        // with its top bit set as 0, and the MAC is computed over the parsed value (found by TsigFuzz).
+        if (layout.lastRecordClass() != org.xbill.DNS.DClass.ANY || layout.lastRecordTtl() != 0) {
+            return new TsigVerdict.Malformed("a TSIG record with class " + layout.lastRecordClass() + " and TTL "
+                    + layout.lastRecordTtl() + " (must be ANY and 0)");
+        }
         TsigKeyring.Entry entry = keys.entry(tsig.getName());
         if (entry == null || !entry.algorithm().equals(tsig.getAlgorithm())) {
             return new TsigVerdict.Failed(Rcode.BADKEY, errorKey(tsig), tsig);

@@ -119,6 +119,25 @@ class TsigGateTest {
         assertInstanceOf(TsigVerdict.Verified.class, check(gate, wire), "the same bytes without the tail");
     }
 
+    /**
+     * Found by TsigFuzz: a TSIG TTL with its top bit set is read as 0 (RFC 2181), so the MAC verified over bytes that
+     * were not signed. RFC 8945 section 4.2 says TTL 0 and class ANY: anything else is FORMERR.
+     */
+    @Test
+    void aTsigWhoseTtlOrClassIsNotZeroAndAnyIsFormerr() throws Exception {
+        TsigGate gate = new TsigGate(keys(true, CLOCK));
+        byte[] wire = signed(gate.keys().get(KEY_NAME), 20);
+        MessageLayout layout = MessageLayout.of(wire);
+        int ttlAt = layout.lastRecordStart() + "k".length() + 2 + 4; // owner k. (3 bytes), type, class
+        byte[] ttl = wire.clone();
+        ttl[ttlAt] = (byte) 0xCF;
+        assertInstanceOf(TsigVerdict.Malformed.class, check(gate, ttl));
+        byte[] dclass = wire.clone();
+        dclass[ttlAt - 1] = 1;
+        assertInstanceOf(TsigVerdict.Malformed.class, check(gate, dclass));
+        assertInstanceOf(TsigVerdict.Verified.class, check(gate, wire));
+    }
+
     @Test
     void theReplayCacheIsBoundedPerKey() {
         ReplayCache cache = new ReplayCache(3);
