@@ -112,4 +112,32 @@ public final class DnsClient {
             return Arrays.copyOf(buffer, reply.getLength());
         }
     }
+
+    /**
+     * Sends each frame over one TCP connection (RFC 7766 framing, all written before any reply is read) and
+     * returns the raw replies that came before {@code timeout} passed with nothing to read, at most {@code expected}.
+     */
+    public List<byte[]> rawTcp(List<byte[]> frames, int expected, Duration timeout) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout((int) timeout.toMillis());
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            for (byte[] frame : frames) {
+                out.writeShort(frame.length);
+                out.write(frame);
+            }
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            List<byte[]> replies = new ArrayList<>();
+            try {
+                while (replies.size() < expected) {
+                    byte[] reply = new byte[in.readUnsignedShort()];
+                    in.readFully(reply);
+                    replies.add(reply);
+                }
+            } catch (SocketTimeoutException | java.io.EOFException e) {
+                // what came is the answer: the caller compares the count
+            }
+            return replies;
+        }
+    }
 }

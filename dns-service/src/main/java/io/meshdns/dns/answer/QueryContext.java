@@ -3,6 +3,7 @@ package io.meshdns.dns.answer;
 import io.meshdns.dns.snapshot.MeshIndex;
 import io.meshdns.dns.base.Names;
 import io.meshdns.dns.snapshot.Snapshot;
+import io.meshdns.dns.tsig.TsigVerdict;
 import org.xbill.DNS.Message;
 
 import java.net.InetAddress;
@@ -20,13 +21,20 @@ public final class QueryContext {
     private final Snapshot snapshot;
     private final ClientInfo client;
     private final Message query;
+    private final TsigVerdict tsig;
     private String namespace;
     private boolean namespaceResolved;
 
     public QueryContext(Snapshot snapshot, ClientInfo client, Message query) {
+        this(snapshot, client, query, TsigVerdict.UNSIGNED);
+    }
+
+    /** With the TSIG step's verdict on the request (only requests that authenticate go through it). */
+    public QueryContext(Snapshot snapshot, ClientInfo client, Message query, TsigVerdict tsig) {
         this.snapshot = snapshot;
         this.client = client;
         this.query = query;
+        this.tsig = tsig;
     }
 
     public Snapshot snapshot() {
@@ -44,6 +52,14 @@ public final class QueryContext {
 
     public Message query() {
         return query;
+    }
+
+    /**
+     * The TSIG step's verdict on the request ({@link TsigVerdict#UNSIGNED} for requests that do not authenticate).
+     * A handler only ever sees UNSIGNED or {@link TsigVerdict.Verified}: the request path answers the others itself.
+     */
+    public TsigVerdict tsig() {
+        return tsig;
     }
 
     /** The client's IP, or null when its address is not an IP literal. */
@@ -66,7 +82,7 @@ public final class QueryContext {
 
     /** The same snapshot and client with another query (the mesh hook's sub-queries: autopath, CNAME targets). */
     public QueryContext withQuery(Message other) {
-        QueryContext c = new QueryContext(snapshot, client, other);
+        QueryContext c = new QueryContext(snapshot, client, other, tsig);
         c.namespace = namespace;
         c.namespaceResolved = namespaceResolved;
         return c;

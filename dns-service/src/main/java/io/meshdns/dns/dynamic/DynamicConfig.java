@@ -14,6 +14,7 @@ public interface DynamicConfig {
     String TSIG_KEYS = "meshdns.dns.tsig-keys";
     String JOURNAL_DIR = "meshdns.dns.journal-dir";
     String ALLOW_TRANSFER = "meshdns.dns.dynamic.allow-transfer";
+    String ALLOW_TRUNCATED_MAC = "meshdns.dns.tsig.allow-truncated-mac";
 
     /** Zone names that accept TSIG-signed UPDATEs and AXFR, e.g. {@code mesh.example}. */
     @WithName("dynamic-zones")
@@ -28,6 +29,17 @@ public interface DynamicConfig {
     Optional<String> journalDir();
 
     Dynamic dynamic();
+
+    Tsig tsig();
+
+    interface Tsig {
+        /**
+         * {@code true} (default): a MAC truncated to a length RFC 8945 section 5.2.2.1 permits (at least the larger of
+         * 10 bytes and half the hash) is accepted; {@code false}: any truncated MAC is refused with BADTRUNC.
+         */
+        @WithName("allow-truncated-mac")
+        Optional<String> allowTruncatedMac();
+    }
 
     interface Dynamic {
         /**

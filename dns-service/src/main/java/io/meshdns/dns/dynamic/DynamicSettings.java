@@ -2,10 +2,13 @@ package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.base.Cidr;
+import io.meshdns.dns.base.ConfigValues;
+import io.meshdns.dns.tsig.TsigKeyring;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.TextParseException;
 
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -19,6 +22,11 @@ public record DynamicSettings(Set<Name> zones, TsigKeyring keys, Path journalDir
     }
 
     public static DynamicSettings from(DynamicConfig config) {
+        return from(config, Clock.systemUTC());
+    }
+
+    /** With the clock TSIG times are checked against (tests fix it). */
+    public static DynamicSettings from(DynamicConfig config, Clock clock) {
         Set<Name> zones = new LinkedHashSet<>();
         for (String zone : config.dynamicZones().orElse(List.of())) {
             if (zone.isBlank()) {
@@ -30,7 +38,9 @@ public record DynamicSettings(Set<Name> zones, TsigKeyring keys, Path journalDir
                 throw new InvalidConfigException(DynamicConfig.DYNAMIC_ZONES, "'" + zone + "' is not a zone name");
             }
         }
-        TsigKeyring keys = TsigKeyring.parse(config.tsigKeys().orElse(List.of()));
+        boolean allowTruncated = config.tsig().allowTruncatedMac()
+                .map(v -> ConfigValues.parseBoolean(DynamicConfig.ALLOW_TRUNCATED_MAC, v)).orElse(true);
+        TsigKeyring keys = TsigKeyring.parse(DynamicConfig.TSIG_KEYS, config.tsigKeys().orElse(List.of()), clock, allowTruncated);
         Path journal = config.journalDir().filter(d -> !d.isBlank()).map(d -> Path.of(d.trim())).orElse(null);
         if (!zones.isEmpty() && journal == null) {
             throw new InvalidConfigException(DynamicConfig.JOURNAL_DIR,

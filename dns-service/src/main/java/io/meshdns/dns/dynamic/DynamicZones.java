@@ -51,7 +51,7 @@ public class DynamicZones implements RecordSource {
     /** Loads every dynamic zone from its journal; the snapshot store calls this before the listeners bind. */
     @Override
     public void start(Sink sink) throws Exception {
-        settings = DynamicSettings.from(config);
+        DynamicSettings settings = settings();
         if (!settings.enabled()) {
             return;
         }
@@ -91,7 +91,11 @@ public class DynamicZones implements RecordSource {
         }
     }
 
-    public DynamicSettings settings() {
+    /** Read from the configuration on first use (the request path may ask before {@link #start} runs). */
+    public synchronized DynamicSettings settings() {
+        if (settings == null) {
+            settings = DynamicSettings.from(config);
+        }
         return settings;
     }
 

@@ -1,7 +1,9 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.server.RequestHandler;
+import io.meshdns.dns.tsig.TsigVerdict;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
@@ -20,10 +22,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * Opcode UPDATE (RFC 2136) over UDP and TCP. Order of checks: TSIG first (unsigned: REFUSED; unknown
- * key or bad MAC: NOTAUTH with the TSIG error), then the zone section (exactly one SOA-typed zone:
- * else FORMERR; not a dynamic zone: NOTAUTH), then {@link UpdateProcessor} on the writer thread.
- * Every response to a signed request is signed.
+ * Opcode UPDATE (RFC 2136) over UDP and TCP. The request path has already checked the TSIG (a bad one never gets
+ * here, see {@code server/RequestFate}); this handler requires one: unsigned is REFUSED. Then the zone section
+ * (exactly one SOA-typed zone: else FORMERR; not a dynamic zone: NOTAUTH), then {@link UpdateProcessor} on the
+ * writer thread. Every response to a signed request is signed.
  */
 @ApplicationScoped
 public class UpdateHandler implements RequestHandler {
@@ -40,29 +42,25 @@ public class UpdateHandler implements RequestHandler {
 
     @Override
     public CompletionStage<Reply> handle(Message request, ClientInfo client) {
-        // Without the wire bytes the TSIG cannot be verified: treat like a failed signature.
-        return handle(request, null, client);
+        // Without the request path's TSIG verdict the request counts as unsigned.
+        return handle(request, client, TsigVerdict.UNSIGNED);
     }
 
     @Override
-    public CompletionStage<Reply> handle(Message request, byte[] wire, ClientInfo client) {
+    public CompletionStage<Reply> handle(QueryContext ctx, byte[] wire) {
+        return handle(ctx.query(), ctx.client(), ctx.tsig());
+    }
+
+    private CompletionStage<Reply> handle(Message request, ClientInfo client, TsigVerdict tsig) {
         DynamicSettings settings = zones.settings();
         List<Record> zoneSection = request.getSection(Section.ZONE);
         Record zoneRecord = zoneSection.size() == 1 ? zoneSection.get(0) : null;
-        if (settings == null || !settings.enabled()) {
-            return done(request, zoneRecord, Rcode.REFUSED, null, NO_ZONE);
+        if (!settings.enabled()) {
+            return done(request, zoneRecord, Rcode.REFUSED, tsig, NO_ZONE);
         }
-        TsigCheck tsig = wire == null
-                ? new TsigCheck(TsigCheck.Status.UNSIGNED, null, null, Rcode.NOERROR)
-                : TsigCheck.of(settings.keys(), request, wire);
-        if (tsig.status() == TsigCheck.Status.UNSIGNED) {
+        if (!(tsig instanceof TsigVerdict.Verified)) {
             LOG.debugf("unsigned UPDATE from %s refused", client.address());
-            return done(request, zoneRecord, Rcode.REFUSED, null, NO_ZONE);
-        }
-        if (tsig.status() == TsigCheck.Status.FAILED) {
-            LOG.warnf("UPDATE from %s: TSIG %s for key %s", client.address(), Rcode.TSIGstring(tsig.error()),
-                    tsig.requestTsig().getName());
-            return done(request, zoneRecord, Rcode.NOTAUTH, tsig, NO_ZONE);
+            return done(request, zoneRecord, Rcode.REFUSED, tsig, NO_ZONE);
         }
         if (zoneRecord == null || zoneRecord.getType() != Type.SOA) {
             return done(request, zoneRecord, Rcode.FORMERR, tsig, NO_ZONE);
@@ -74,11 +72,11 @@ public class UpdateHandler implements RequestHandler {
         return zones.update(origin, request).thenApply(rcode -> build(request, zoneRecord, rcode, tsig, origin.toString()));
     }
 
-    private static CompletionStage<Reply> done(Message request, Record zone, int rcode, TsigCheck tsig, String label) {
+    private static CompletionStage<Reply> done(Message request, Record zone, int rcode, TsigVerdict tsig, String label) {
         return CompletableFuture.completedFuture(build(request, zone, rcode, tsig, label));
     }
 
-    private static Reply build(Message request, Record zone, int rcode, TsigCheck tsig, String label) {
+    private static Reply build(Message request, Record zone, int rcode, TsigVerdict tsig, String label) {
         Message response = new Message(request.getHeader().getID());
         response.getHeader().setFlag(Flags.QR);
         response.getHeader().setOpcode(Opcode.UPDATE);
@@ -86,9 +84,7 @@ public class UpdateHandler implements RequestHandler {
         if (zone != null) {
             response.addRecord(zone, Section.ZONE);
         }
-        if (tsig != null) {
-            tsig.sign(response);
-        }
+        tsig.sign(response);
         return new Reply(response, label);
     }
 }

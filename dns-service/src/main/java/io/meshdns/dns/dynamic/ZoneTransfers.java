@@ -1,8 +1,10 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.answer.ClientInfo;
+import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.base.Cidr;
 import io.meshdns.dns.server.ZoneTransferHandler;
+import io.meshdns.dns.tsig.TsigVerdict;
 import io.netty.util.NetUtil;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,31 +41,31 @@ public class ZoneTransfers implements ZoneTransferHandler {
 
     @Override
     public CompletionStage<List<Message>> transfer(Message request, ClientInfo client) {
-        return transfer(request, null, client);
+        // Without the request path's TSIG verdict the request counts as unsigned.
+        return CompletableFuture.completedFuture(messages(request, client, TsigVerdict.UNSIGNED));
     }
 
     @Override
-    public CompletionStage<List<Message>> transfer(Message request, byte[] wire, ClientInfo client) {
-        return CompletableFuture.completedFuture(messages(request, wire, client));
+    public CompletionStage<List<Message>> transfer(QueryContext ctx, byte[] wire) {
+        return CompletableFuture.completedFuture(messages(ctx.query(), ctx.client(), ctx.tsig()));
     }
 
-    private List<Message> messages(Message request, byte[] wire, ClientInfo client) {
+    private List<Message> messages(Message request, ClientInfo client, TsigVerdict tsig) {
         DynamicSettings settings = zones.settings();
-        Record question = request.getQuestion();
-        Name origin = question.getName();
-        ZoneData zone = settings == null ? null : zones.zone(origin);
-        TsigCheck tsig = settings == null || wire == null
-                ? new TsigCheck(TsigCheck.Status.UNSIGNED, null, null, Rcode.NOERROR)
-                : TsigCheck.of(settings.keys(), request, wire);
-        if (tsig.status() == TsigCheck.Status.FAILED) {
-            LOG.warnf("AXFR %s from %s: TSIG %s", origin, client.address(), Rcode.TSIGstring(tsig.error()));
-            return List.of(error(request, Rcode.NOTAUTH, tsig));
-        }
-        if (zone == null) {
-            return List.of(error(request, Rcode.REFUSED, tsig));
-        }
-        if (tsig.status() == TsigCheck.Status.UNSIGNED && !allowedUnsigned(settings, client)) {
+        Name origin = request.getQuestion().getName();
+        boolean unsignedAllowed = allowedUnsigned(settings, client);
+        if (!(tsig instanceof TsigVerdict.Verified) && !unsignedAllowed) {
             LOG.debugf("unsigned AXFR %s from %s refused", origin, client.address());
+        }
+        return answer(request, zones.zone(origin), tsig, unsignedAllowed);
+    }
+
+    /**
+     * The messages answering {@code request} (pure): REFUSED when {@code zone} is null (not a dynamic zone) or the
+     * request is neither verified nor {@code unsignedAllowed}; else the zone, split and signed.
+     */
+    public static List<Message> answer(Message request, ZoneData zone, TsigVerdict tsig, boolean unsignedAllowed) {
+        if (zone == null || (!(tsig instanceof TsigVerdict.Verified) && !unsignedAllowed)) {
             return List.of(error(request, Rcode.REFUSED, tsig));
         }
         return split(request, zone, tsig);
@@ -83,7 +85,7 @@ public class ZoneTransfers implements ZoneTransferHandler {
     }
 
     /** SOA, every record, SOA again; in messages of about MESSAGE_BUDGET bytes, each signed in turn. */
-    static List<Message> split(Message request, ZoneData zone, TsigCheck tsig) {
+    private static List<Message> split(Message request, ZoneData zone, TsigVerdict tsig) {
         List<Record> records = new ArrayList<>(zone.records());
         records.add(zone.soa());
         List<Message> messages = new ArrayList<>();
@@ -100,11 +102,11 @@ public class ZoneTransfers implements ZoneTransferHandler {
             size += length;
         }
         messages.add(current);
-        if (tsig.status() == TsigCheck.Status.VERIFIED) {
-            TSIGRecord previous = tsig.requestTsig();
+        if (tsig instanceof TsigVerdict.Verified verified) {
+            TSIGRecord previous = verified.request();
             for (int i = 0; i < messages.size(); i++) {
                 Message m = messages.get(i);
-                tsig.key().apply(m, Rcode.NOERROR, previous, i == 0);
+                verified.key().apply(m, Rcode.NOERROR, previous, i == 0);
                 previous = m.getTSIG();
             }
         }
@@ -122,7 +124,7 @@ public class ZoneTransfers implements ZoneTransferHandler {
         return m;
     }
 
-    private static Message error(Message request, int rcode, TsigCheck tsig) {
+    private static Message error(Message request, int rcode, TsigVerdict tsig) {
         Message m = header(request, true);
         m.getHeader().unsetFlag(Flags.AA);
         m.getHeader().setRcode(rcode);

@@ -59,6 +59,8 @@ public class DnsMetrics {
     private final LongAdder aclDroppedUdp;
     private final LongAdder aclDroppedTcp;
     private final LongAdder malformed;
+    private final ConcurrentMap<String, LongAdder> failures = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, LongAdder> tsig = new ConcurrentHashMap<>();
     private volatile String server = "dns://:0";
 
     private final MeterRegistry registry;
@@ -132,6 +134,26 @@ public class DnsMetrics {
 
     public void malformed() {
         malformed.increment();
+    }
+
+    /**
+     * A step of the request path threw and the request was answered FORMERR or SERVFAIL instead:
+     * {@code meshdns_dns_request_failures_total{stage}} ({@code decide}, {@code handler}, {@code transfer},
+     * {@code encode}).
+     */
+    public void requestFailure(String stage) {
+        failures.computeIfAbsent(stage, s -> counter("meshdns.dns.request.failures",
+                "Requests whose handling threw at this stage, answered FORMERR or SERVFAIL", "stage", s)).increment();
+    }
+
+    /**
+     * One signed request's TSIG verdict (RFC 8945): {@code meshdns_dns_tsig_requests_total{result}}, result one of
+     * {@code verified}, {@code formerr}, {@code badkey}, {@code badsig}, {@code badtime}, {@code badtrunc},
+     * {@code replayed}.
+     */
+    public void tsig(String result) {
+        tsig.computeIfAbsent(result, r -> counter("meshdns.dns.tsig.requests",
+                "Signed requests by the TSIG step's verdict", "result", r)).increment();
     }
 
     /** One answered query: {@code request} and {@code response} are the messages' sizes in bytes. */

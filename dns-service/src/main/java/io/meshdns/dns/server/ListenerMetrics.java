@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code max-connections-per-client}),
  * {@code meshdns_dns_tcp_connections_closed_total{reason}} (closed by us later: {@code max-connection-age},
  * {@code output-limit}, {@code malformed}), and
- * {@code meshdns_dns_tcp_read_pauses_total} (a connection stopped being read because its answers were not drained).
+ * {@code meshdns_dns_tcp_read_pauses_total} (a connection stopped being read because its answers were not drained),
+ * {@code meshdns_dns_tcp_requests_in_flight} (requests read and not yet finished: back at zero when TCP is quiet).
  */
 @ApplicationScoped
 public class ListenerMetrics {
@@ -29,6 +30,7 @@ public class ListenerMetrics {
     static final String CLOSED_EVICTED = "evicted-idle";
 
     private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
     private final LongAdder refusedTotal;
     private final LongAdder refusedPerClient;
     private final LongAdder closedAge;
@@ -41,6 +43,9 @@ public class ListenerMetrics {
     public ListenerMetrics(MeterRegistry registry) {
         Gauge.builder("meshdns.dns.tcp.connections", open, AtomicInteger::get)
                 .description("TCP connections open now").register(registry);
+        Gauge.builder("meshdns.dns.tcp.requests.in.flight", inFlight, AtomicInteger::get)
+                .description("TCP requests read and not yet finished (answered, or dropped), over all connections")
+                .register(registry);
         String refused = "TCP connections closed as soon as they were accepted, by the limit that refused them";
         refusedTotal = Counters.register(registry, "meshdns.dns.tcp.connections.refused", refused, "reason", REFUSED_MAX_CONNECTIONS);
         refusedPerClient = Counters.register(registry, "meshdns.dns.tcp.connections.refused", refused, "reason", REFUSED_PER_CLIENT);
@@ -55,6 +60,10 @@ public class ListenerMetrics {
 
     AtomicInteger open() {
         return open;
+    }
+
+    AtomicInteger inFlight() {
+        return inFlight;
     }
 
     void refused(String reason) {

@@ -1,6 +1,9 @@
 package io.meshdns.dns.server;
 
 import io.meshdns.dns.base.ConfigValues;
+import io.meshdns.dns.base.RateLimitedLog;
+import io.meshdns.dns.tsig.TsigGate;
+import io.meshdns.dns.tsig.TsigVerdict;
 
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.QueryContext;
@@ -33,6 +36,9 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -66,8 +72,12 @@ public class RequestProcessor {
     Instance<UpstreamForwarder> forwarder;
     @Inject
     AnswererHolder answerer;
+    @Inject
+    Instance<TsigGate> tsig;
 
     private final RequestHandler[] byOpcode = new RequestHandler[16];
+    private RequestFate.Routes routes;
+    private final RateLimitedLog failureLog = new RateLimitedLog(LOG, java.time.Duration.ofSeconds(10));
     private ResponseEncoder encoder;
     private boolean queryLog;
     /** Null when the query log is on: every query must then go through {@link #complete}. */
@@ -97,6 +107,8 @@ public class RequestProcessor {
             }
             byOpcode[handler.opcode()] = handler;
         }
+        routes = new RequestFate.Routes(byOpcode, transfers.isResolvable() ? transfers.get() : null,
+                tsig.isResolvable() ? tsig.get() : null);
     }
 
     /** Creates this bean and what it resolves at init (see DnsServer.onStart); the call itself does nothing. */
@@ -166,7 +178,7 @@ public class RequestProcessor {
      * on another thread when the answer is forwarded.
      */
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send) {
-        process(packet, client, send, null);
+        process(packet, client, send, null, null);
     }
 
     /**
@@ -174,68 +186,156 @@ public class RequestProcessor {
      * the wire answer was encoded from (its zone and the rule that produced it), for operator tooling.
      */
     public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send, Consumer<RequestHandler.Reply> replied) {
+        process(packet, client, send, replied, null);
+    }
+
+    /**
+     * Like {@link #process(byte[], ClientInfo, Consumer, Consumer)}; {@code done}, when given, runs exactly once per
+     * request, after its last {@code send} or when it is dropped, whatever was thrown on the way (the TCP listener
+     * counts the request in flight until then). Never throws: what a step throws is answered FORMERR or SERVFAIL,
+     * counted ({@code meshdns_dns_request_failures_total{stage}}) and logged at most once per 10 s.
+     */
+    public void process(byte[] packet, ClientInfo client, Consumer<byte[]> send, Consumer<RequestHandler.Reply> replied,
+                        Runnable done) {
         long started = System.nanoTime();
-        // Read once: the whole request is answered from this snapshot and the mesh index it carries.
-        Snapshot snapshot = store.current();
-        if (packet.length < Header.LENGTH || (packet[2] & 0x80) != 0) {
-            metrics.malformed();
-            return;
-        }
-        Message query;
+        Exchange exchange = new Exchange(send, done);
+        RequestFate fate;
         try {
-            query = new Message(packet);
-        } catch (Exception e) { // dnsjava throws WireParseException and, for some garbage, runtime exceptions
-            metrics.malformed();
-            byte[] formerr = formErr(packet);
-            send.accept(formerr);
-            metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR, System.nanoTime() - started,
-                    packet.length, formerr.length, false);
+            // Read once: the whole request is answered from this snapshot and the mesh index it carries.
+            fate = RequestFate.decide(packet, client, store.current(), routes);
+        } catch (RuntimeException e) {
+            failed("decide", client, e);
+            if (packet.length >= Header.LENGTH) exchange.send(RequestFate.formErr(packet));
+            exchange.finish();
             return;
         }
-        QueryContext ctx = new QueryContext(snapshot, client, query);
-        if (EdnsStrictness.violation(query) != null) {
-            complete(ctx, packet, formErr(query), started, send, replied);
-            return;
-        }
-        int opcode = query.getHeader().getOpcode();
-        RequestHandler handler = byOpcode[opcode];
-        if (handler == null) {
-            Message notImp = new Message(query.getHeader().getID());
-            notImp.getHeader().setFlag(Flags.QR);
-            notImp.getHeader().setOpcode(opcode);
-            notImp.getHeader().setRcode(Rcode.NOTIMP);
-            if (query.getQuestion() != null) {
-                notImp.addRecord(query.getQuestion(), Section.QUESTION);
-            }
-            complete(ctx, packet, new RequestHandler.Reply(notImp, NO_ZONE), started, send, replied);
-            return;
-        }
-        Record question = query.getQuestion();
-        if (client.transport() == Transport.TCP && opcode == Opcode.QUERY && question != null
-                && (question.getType() == Type.AXFR || question.getType() == Type.IXFR) && transfers.isResolvable()) {
-            transfers.get().transfer(query, packet, client).whenComplete((messages, error) -> {
-                if (error != null || messages == null || messages.isEmpty()) {
-                    LOG.warnf(error, "zone transfer for %s failed", question.getName());
-                    complete(ctx, packet, servFail(query), started, send, replied);
-                    return;
+        if (fate instanceof RequestFate.Handled handled) {
+            handle(handled, packet, started, exchange, replied);
+        } else if (fate instanceof RequestFate.Transferred transferred) {
+            transfer(transferred, packet, started, exchange, replied);
+        } else {
+            try {
+                if (fate instanceof RequestFate.Answered answered) {
+                    if (answered.malformed()) metrics.malformed();
+                    countTsig(answered.ctx());
+                    complete(answered.ctx(), packet, answered.reply(), started, exchange, replied);
+                } else if (fate instanceof RequestFate.Unparsed unparsed) {
+                    metrics.malformed();
+                    exchange.send(unparsed.formerr());
+                    metrics.request(NO_ZONE, client.transport().label(), client.ipv6(), 0, Rcode.FORMERR,
+                            System.nanoTime() - started, packet.length, unparsed.formerr().length, false);
+                } else {
+                    metrics.malformed(); // dropped: too short, or a response
                 }
-                for (Message m : messages) {
-                    send.accept(m.toWire());
-                }
-            });
-            return;
-        }
-        handler.handle(ctx, packet).whenComplete((reply, error) -> {
-            if (error != null || reply == null) {
-                LOG.errorf(error, "handler for opcode %s failed on %s", Opcode.string(opcode), question);
-                metrics.panic();
-                reply = servFail(query);
+            } catch (RuntimeException e) {
+                failed("encode", client, e);
+                if (packet.length >= Header.LENGTH) exchange.send(RequestFate.formErr(packet));
+            } finally {
+                exchange.finish();
             }
-            complete(ctx, packet, reply, started, send, replied);
+        }
+    }
+
+    private void handle(RequestFate.Handled fate, byte[] packet, long started, Exchange exchange,
+                        Consumer<RequestHandler.Reply> replied) {
+        QueryContext ctx = fate.ctx();
+        countTsig(ctx);
+        CompletionStage<RequestHandler.Reply> stage;
+        try {
+            stage = fate.handler().handle(ctx, packet);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((reply, error) -> {
+            try {
+                if (error != null || reply == null) {
+                    failed("handler", ctx.client(), error);
+                    metrics.panic();
+                    reply = servFail(ctx.query());
+                }
+                complete(ctx, packet, reply, started, exchange, replied);
+            } catch (RuntimeException e) {
+                failed("encode", ctx.client(), e);
+                exchange.sendIfNothingSent(servFail(ctx.query()).response());
+            } finally {
+                exchange.finish();
+            }
         });
     }
 
-    private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Consumer<byte[]> send,
+    private void transfer(RequestFate.Transferred fate, byte[] packet, long started, Exchange exchange,
+                          Consumer<RequestHandler.Reply> replied) {
+        QueryContext ctx = fate.ctx();
+        countTsig(ctx);
+        CompletionStage<List<Message>> stage;
+        try {
+            stage = fate.transfer().transfer(ctx, packet);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((messages, error) -> {
+            try {
+                if (error != null || messages == null || messages.isEmpty()) {
+                    failed("transfer", ctx.client(), error);
+                    metrics.panic();
+                    complete(ctx, packet, servFail(ctx.query()), started, exchange, replied);
+                    return;
+                }
+                for (Message m : messages) {
+                    exchange.send(m.toWire());
+                }
+            } catch (RuntimeException e) {
+                failed("transfer", ctx.client(), e);
+                exchange.sendIfNothingSent(servFail(ctx.query()).response());
+            } finally {
+                exchange.finish();
+            }
+        });
+    }
+
+    private void countTsig(QueryContext ctx) {
+        if (!(ctx.tsig() instanceof TsigVerdict.Unsigned)) {
+            metrics.tsig(ctx.tsig().label());
+        }
+    }
+
+    private void failed(String stage, ClientInfo client, Throwable error) {
+        metrics.requestFailure(stage);
+        failureLog.warn("a request from " + client.address() + " failed in the " + stage + " step and was answered "
+                + ("decide".equals(stage) ? "FORMERR" : "SERVFAIL"), error);
+    }
+
+    /** One request's replies and its end: {@code done} runs once, however many paths reach it. */
+    private static final class Exchange {
+        private final Consumer<byte[]> send;
+        private final Runnable done;
+        private final AtomicBoolean finished = new AtomicBoolean();
+        private volatile boolean sent;
+
+        Exchange(Consumer<byte[]> send, Runnable done) {
+            this.send = send;
+            this.done = done;
+        }
+
+        void send(byte[] wire) {
+            sent = true;
+            send.accept(wire);
+        }
+
+        void sendIfNothingSent(Message response) {
+            if (!sent) {
+                send(response.toWire());
+            }
+        }
+
+        void finish() {
+            if (finished.compareAndSet(false, true) && done != null) {
+                done.run();
+            }
+        }
+    }
+
+    private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Exchange exchange,
                           Consumer<RequestHandler.Reply> replied) {
         Message query = ctx.query();
         ClientInfo client = ctx.client();
@@ -248,7 +348,7 @@ public class RequestProcessor {
             reply = servFail(query);
             wire = reply.response().toWire();
         }
-        send.accept(wire);
+        exchange.send(wire);
         if (replied != null) replied.accept(reply);
         // The memo keeps answers per snapshot (an answer from a replaced one is dropped there) and only those that
         // depend on nothing but the query bytes and the snapshot: a name whose exportTo makes the answer depend on
@@ -306,39 +406,15 @@ public class RequestProcessor {
         return true;
     }
 
-    /** FORMERR echoing the ID, opcode, RD and question, without OPT: the request's EDNS could not be trusted. */
-    private static RequestHandler.Reply formErr(Message query) {
-        Message m = new Message(query.getHeader().getID());
-        m.getHeader().setFlag(Flags.QR);
-        m.getHeader().setOpcode(query.getHeader().getOpcode());
-        if (query.getHeader().getFlag(Flags.RD)) {
-            m.getHeader().setFlag(Flags.RD);
-        }
-        m.getHeader().setRcode(Rcode.FORMERR);
-        if (query.getQuestion() != null) {
-            m.addRecord(query.getQuestion(), Section.QUESTION);
-        }
-        return new RequestHandler.Reply(m, NO_ZONE);
-    }
-
     private static RequestHandler.Reply servFail(Message query) {
         Message m = new Message(query.getHeader().getID());
         m.getHeader().setFlag(Flags.QR);
+        m.getHeader().setOpcode(query.getHeader().getOpcode());
         m.getHeader().setRcode(Rcode.SERVFAIL);
         if (query.getQuestion() != null) {
             m.addRecord(query.getQuestion(), Section.QUESTION);
         }
         return new RequestHandler.Reply(m, NO_ZONE);
-    }
-
-    /** FORMERR as a bare header: the query's ID, opcode and RD, QR set, all counts zero. */
-    static byte[] formErr(byte[] packet) {
-        byte[] r = new byte[Header.LENGTH];
-        r[0] = packet[0];
-        r[1] = packet[1];
-        r[2] = (byte) (0x80 | (packet[2] & 0x79)); // QR + opcode + RD
-        r[3] = (byte) Rcode.FORMERR;
-        return r;
     }
 
 }

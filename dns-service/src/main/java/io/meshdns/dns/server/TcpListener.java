@@ -241,9 +241,31 @@ final class TcpListener {
                 return;
             }
             inFlight++;
+            listenerMetrics.inFlight().incrementAndGet();
             activity();
             updateReading();
-            processor.process(message, client, this::answerFromAnyThread);
+            // The processor never throws and runs the last callback exactly once per request, answered or dropped:
+            // the count taken above is always given back, so a connection never stays busy for nothing.
+            processor.process(message, client, this::answerFromAnyThread, null, this::finishFromAnyThread);
+        }
+
+        private void finishFromAnyThread() {
+            if (Vertx.currentContext() == context) {
+                finish();
+            } else {
+                context.runOnContext(v -> finish());
+            }
+        }
+
+        /** One request is over (after its last answer was queued, or it was dropped): its in-flight slot is free. */
+        private void finish() {
+            inFlight--;
+            listenerMetrics.inFlight().decrementAndGet();
+            if (closed) {
+                return;
+            }
+            activity();
+            updateReading();
         }
 
         /** Forwarded answers complete on other threads; the connection's state lives on its event loop. */
@@ -256,7 +278,6 @@ final class TcpListener {
         }
 
         private void answer(byte[] response) {
-            inFlight--;
             if (closed) {
                 return;
             }

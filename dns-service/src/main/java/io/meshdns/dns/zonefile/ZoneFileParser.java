@@ -28,7 +28,9 @@ public final class ZoneFileParser {
         }
         try (Master master = new Master(file.toString())) {
             return toContent(file.toString(), master);
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
+            // dnsjava's master-file reader throws IllegalArgumentExceptions too (a relative '@' or name without
+            // $ORIGIN: RelativeNameException; found by ZoneFileFuzz): the same one-line error as a syntax error.
             throw new ZoneFileException(withFile(file.toString(), e.getMessage()), e);
         }
     }
@@ -38,7 +40,7 @@ public final class ZoneFileParser {
         InputStream in = new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
         try (Master master = new Master(in)) {
             return toContent(name, master);
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             throw new ZoneFileException(withFile(name, e.getMessage()), e);
         }
     }

@@ -18,6 +18,11 @@ class DynamicSettingsTest {
     static final String KEY = "k1:hmac-sha256:c2VjcmV0LXNlY3JldC1zZWNyZXQ=";
 
     static DynamicConfig config(List<String> zones, List<String> keys, String journal, List<String> allow) {
+        return config(zones, keys, journal, allow, null);
+    }
+
+    static DynamicConfig config(List<String> zones, List<String> keys, String journal, List<String> allow,
+                                String allowTruncatedMac) {
         return new DynamicConfig() {
             public Optional<List<String>> dynamicZones() {
                 return Optional.ofNullable(zones);
@@ -33,6 +38,10 @@ class DynamicSettingsTest {
 
             public Dynamic dynamic() {
                 return () -> Optional.ofNullable(allow);
+            }
+
+            public Tsig tsig() {
+                return () -> Optional.ofNullable(allowTruncatedMac);
             }
         };
     }
@@ -69,5 +78,12 @@ class DynamicSettingsTest {
         assertTrue(failure(config(null, List.of(KEY, KEY), null, null)).contains("twice"));
         assertTrue(failure(config(List.of("bad..name"), List.of(KEY), "/tmp/j", null)).startsWith("meshdns.dns.dynamic-zones:"));
         assertTrue(failure(config(null, null, null, List.of("10.0.0.0/99"))).startsWith("meshdns.dns.dynamic.allow-transfer:"));
+        assertTrue(failure(config(null, null, null, null, "ture")).startsWith("meshdns.dns.tsig.allow-truncated-mac:"));
+    }
+
+    @Test
+    void truncatedMacsAreAllowedUnlessRefused() {
+        assertTrue(DynamicSettings.from(config(null, List.of(KEY), null, null)).keys().allowTruncatedMac());
+        assertFalse(DynamicSettings.from(config(null, List.of(KEY), null, null, "false")).keys().allowTruncatedMac());
     }
 }

@@ -112,4 +112,18 @@ public final class MeshFixture {
     public static Catalog catalog() {
         return Catalog.of(snapshot());
     }
+
+    /**
+     * A record's data as the conformance tables write it: AAAA compressed, TXT with every string quoted (as the
+     * Kubernetes DNS specification prints {@code "1.1.0"}; dnsjava 3.7 leaves strings without blanks unquoted).
+     */
+    static String rdata(org.xbill.DNS.Record r) {
+        if (r instanceof org.xbill.DNS.AAAARecord a) {
+            return io.meshdns.dns.base.Names.compressedV6(a.getAddress());
+        }
+        if (r instanceof org.xbill.DNS.TXTRecord t) {
+            return String.join(" ", t.getStrings().stream().map(s -> "\"" + s + "\"").toList());
+        }
+        return r.rdataToString();
+    }
 }

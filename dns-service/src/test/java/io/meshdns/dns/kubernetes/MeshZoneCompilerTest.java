@@ -36,7 +36,7 @@ class MeshZoneCompilerTest {
         Name n = Names.absolute(name);
         return z.zones().stream().flatMap(c -> c.records().stream())
                 .filter(r -> r.getName().equals(n) && r.getType() == type)
-                .map(r -> r instanceof org.xbill.DNS.AAAARecord a ? Names.compressedV6(a.getAddress()) : r.rdataToString()).collect(Collectors.toCollection(TreeSet::new));
+                .map(MeshFixture::rdata).collect(Collectors.toCollection(TreeSet::new));
     }
 
     private static ZoneContent zone(MeshZones z, String origin) {

@@ -61,4 +61,12 @@ class ZoneFileParserTest {
         assertEquals(2, aaaa);
         assertEquals(3, ptr);
     }
+
+    /** Found by ZoneFileFuzz: without $ORIGIN dnsjava threw a RelativeNameException past the parser's error type. */
+    @Test
+    void aRelativeNameWithoutOriginIsAZoneFileError() {
+        ZoneFileException e = org.junit.jupiter.api.Assertions.assertThrows(ZoneFileException.class,
+                () -> ZoneFileParser.parse("rel.zone", "$TTL 300\n@ IN SOA ns hostmaster 1 2 3 4 5\n"));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("rel.zone: "), e.getMessage());
+    }
 }
