@@ -2,6 +2,8 @@ package io.meshdns.dns.operator;
 
 import io.meshdns.dns.discovery.DiscoveryRecordSource;
 import io.meshdns.dns.forward.UpstreamForwarder;
+import io.meshdns.dns.ratelimit.ResponseRateLimiter;
+import io.meshdns.dns.ratelimit.RrlSettings;
 import io.meshdns.dns.server.DnsServer;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.Snapshot;
@@ -46,6 +48,9 @@ public class StatusPage {
     @Inject
     MeterRegistry registry;
 
+    @Inject
+    ResponseRateLimiter rateLimiter;
+
     void routes(@Observes Router router) {
         guardHosts(router);
         router.get("/status").handler(this::serve);
@@ -83,6 +88,13 @@ public class StatusPage {
         snapshot.zones().stream().sorted(Comparator.comparing(z -> z.origin().toString()))
                 .forEach(z -> zones.add(List.of(z.origin().toString(), String.valueOf(z.size()))));
         page.table("zones", List.of("zone", "names"), zones, "no zones loaded");
+
+        RrlSettings rrl = rateLimiter.settings();
+        long[] limited = rateLimiter.totals();
+        page.facts("rrl", "response-rate limit (UDP)", !rrl.enabled() ? "off"
+                        : rrl.responsesPerSecond() + " answers/s per /" + rrl.ipv4PrefixLength() + " (IPv6 /" + rrl.ipv6PrefixLength()
+                        + "), slip " + rrl.slip() + (rrl.shedQueriesPerSecond() > 0 ? ", shed above " + rrl.shedQueriesPerSecond() + " queries/s" : ""),
+                "limited so far", limited[0] + " slipped, " + limited[1] + " dropped, " + limited[2] + " shed");
 
         page.section("Record sources");
         List<List<String>> sources = new ArrayList<>();

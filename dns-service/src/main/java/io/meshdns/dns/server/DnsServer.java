@@ -6,6 +6,7 @@ import io.meshdns.dns.base.ListenersOpened;
 import io.meshdns.dns.base.StartupOrder;
 
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.ratelimit.ResponseRateLimiter;
 import io.meshdns.dns.snapshot.SnapshotStore;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -31,6 +32,8 @@ public class DnsServer {
     ServerConfig config;
     @Inject
     RequestProcessor processor;
+    @Inject
+    ResponseRateLimiter rateLimiter;
     @Inject
     SnapshotStore store;
     @Inject
@@ -66,7 +69,7 @@ public class DnsServer {
         // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
         // sockets: the start hung until the bind timed out.
         processor.prepare();
-        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpReceiveBuffer(), processor, metrics,
+        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpReceiveBuffer(), rateLimiter, processor, metrics,
                 listenerMetrics);
         int port = lifecycle.start();
         listeners = lifecycle;

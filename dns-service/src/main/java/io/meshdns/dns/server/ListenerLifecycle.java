@@ -2,6 +2,7 @@ package io.meshdns.dns.server;
 
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.ratelimit.ResponseRateLimiter;
 import io.netty.channel.epoll.Epoll;
 import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
@@ -25,6 +26,7 @@ final class ListenerLifecycle {
     private final Vertx vertx;
     private final ServerSettings settings;
     private final int udpReceiveBuffer;
+    private final ResponseRateLimiter limiter;
     private final RequestProcessor processor;
     private final DnsMetrics metrics;
     private final ListenerMetrics listenerMetrics;
@@ -34,9 +36,10 @@ final class ListenerLifecycle {
     private volatile int port = -1;
     private volatile boolean draining;
 
-    ListenerLifecycle(Vertx vertx, ServerSettings settings, int udpReceiveBuffer, RequestProcessor processor,
-                      DnsMetrics metrics, ListenerMetrics listenerMetrics) {
+    ListenerLifecycle(Vertx vertx, ServerSettings settings, int udpReceiveBuffer, ResponseRateLimiter limiter,
+                      RequestProcessor processor, DnsMetrics metrics, ListenerMetrics listenerMetrics) {
         this.vertx = vertx;
+        this.limiter = limiter;
         this.settings = settings;
         this.udpReceiveBuffer = udpReceiveBuffer;
         this.processor = processor;
@@ -71,7 +74,7 @@ final class ListenerLifecycle {
                 int bound = settings.port();
                 try {
                     for (String address : settings.bindAddresses()) {
-                        UdpListener socket = UdpListener.bind(vertx, settings, address, udpReceiveBuffer, bound, processor, metrics);
+                        UdpListener socket = UdpListener.bind(vertx, settings, address, udpReceiveBuffer, bound, limiter, processor, metrics);
                         sockets.add(socket);
                         bound = socket.port();
                     }

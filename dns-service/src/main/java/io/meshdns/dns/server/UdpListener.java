@@ -3,6 +3,7 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.metrics.DnsMetrics;
+import io.meshdns.dns.ratelimit.ResponseRateLimiter;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -67,7 +68,7 @@ final class UdpListener {
 
     /** One socket on {@code address} (one of the settings' bind addresses), each with its own handler. */
     static UdpListener bind(Vertx vertx, ServerSettings settings, String address, int receiveBuffer, int port,
-                            RequestProcessor processor, DnsMetrics metrics) throws Exception {
+                            ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) throws Exception {
         VertxInternal internal = (VertxInternal) vertx;
         InternetProtocolFamily family = ServerSettings.isIpv6(address) ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
         boolean epoll = vertx.isNativeTransportEnabled() && Epoll.isAvailable();
@@ -78,7 +79,7 @@ final class UdpListener {
                 .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : internal.transport().datagramChannel(family))
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
-                .handler(new Handler(settings.acl(), processor, metrics));
+                .handler(new Handler(settings.acl(), limiter, processor, metrics));
         if (settings.reusePort()) {
             // ListenerLifecycle.checkReusePort made sure this is the epoll transport.
             bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
@@ -120,6 +121,7 @@ final class UdpListener {
      */
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {
         private final ClientAcl acl;
+        private final ResponseRateLimiter limiter;
         private final RequestProcessor processor;
         private final DnsMetrics metrics;
         private final byte[] query = new byte[MAX_QUERY_DATAGRAM];
@@ -130,8 +132,9 @@ final class UdpListener {
          */
         private InetAddress allowed;
 
-        Handler(ClientAcl acl, RequestProcessor processor, DnsMetrics metrics) {
+        Handler(ClientAcl acl, ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) {
             this.acl = acl;
+            this.limiter = limiter;
             this.processor = processor;
             this.metrics = metrics;
         }
@@ -151,6 +154,9 @@ final class UdpListener {
             ByteBuf content = packet.content();
             int length = content.readableBytes();
             Channel channel = ctx.channel();
+            if (limiter.enabled() && !admitted(ctx, content, length, from, sender)) {
+                return;
+            }
             if (length <= query.length) {
                 content.getBytes(content.readerIndex(), query, 0, length);
                 int answerLength = processor.fastAnswer(query, length, ipv6, answer);
@@ -167,6 +173,26 @@ final class UdpListener {
             ClientInfo client = new ClientInfo(host, sender.getPort(), ipv6, Transport.UDP);
             processor.process(request, client,
                     response -> channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
+        }
+
+        /**
+         * The response-rate limit, before any other work: false when the query is dropped or was answered with a
+         * truncated reply (slip).
+         */
+        private boolean admitted(ChannelHandlerContext ctx, ByteBuf content, int length, InetAddress from, InetSocketAddress sender) {
+            ResponseRateLimiter.Verdict verdict = limiter.admit(from, System.nanoTime());
+            if (verdict == ResponseRateLimiter.Verdict.ANSWER) {
+                return true;
+            }
+            if (verdict == ResponseRateLimiter.Verdict.SLIP && length <= query.length) {
+                content.getBytes(content.readerIndex(), query, 0, length);
+                int replyLength = ResponseRateLimiter.truncatedReply(query, length, answer);
+                if (replyLength > 0) {
+                    ByteBuf out = ctx.alloc().ioBuffer(replyLength).writeBytes(answer, 0, replyLength);
+                    ctx.channel().write(new DatagramPacket(out, sender), ctx.channel().voidPromise());
+                }
+            }
+            return false;
         }
 
         @Override
