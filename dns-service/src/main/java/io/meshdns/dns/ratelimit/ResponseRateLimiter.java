@@ -30,6 +30,9 @@ public class ResponseRateLimiter {
     private final long[] seconds;
     private final int[] counts;
     private final int mask;
+    private final int[] v4Networks;
+    private final int[] v4Masks;
+    private final java.util.List<io.meshdns.dns.base.Cidr> v6Exempt;
     private final AtomicLong globalSecond = new AtomicLong();
     private final AtomicLong globalCount = new AtomicLong();
     private LongAdder slipped = new LongAdder();
@@ -52,6 +55,22 @@ public class ResponseRateLimiter {
         this.seconds = new long[size];
         this.counts = new int[size];
         this.mask = size - 1;
+        java.util.List<Integer> nets = new java.util.ArrayList<>();
+        java.util.List<Integer> masks = new java.util.ArrayList<>();
+        java.util.List<io.meshdns.dns.base.Cidr> v6 = new java.util.ArrayList<>();
+        for (io.meshdns.dns.base.Cidr c : settings.exempt()) {
+            if (c.network().length == 4) {
+                byte[] n = c.network();
+                int m = c.prefixLength() == 0 ? 0 : -1 << (32 - c.prefixLength());
+                masks.add(m);
+                nets.add((((n[0] & 0xFF) << 24) | ((n[1] & 0xFF) << 16) | ((n[2] & 0xFF) << 8) | (n[3] & 0xFF)) & m);
+            } else {
+                v6.add(c);
+            }
+        }
+        this.v4Networks = nets.stream().mapToInt(Integer::intValue).toArray();
+        this.v4Masks = masks.stream().mapToInt(Integer::intValue).toArray();
+        this.v6Exempt = java.util.List.copyOf(v6);
     }
 
     public boolean enabled() {
@@ -67,12 +86,32 @@ public class ResponseRateLimiter {
      * code, which {@code Inet4Address} defines as the address itself: no copy of its bytes per query.
      */
     public Verdict admit(java.net.InetAddress client, long nowNanos) {
-        if (!settings.enabled()) return Verdict.ANSWER;
+        if (!settings.enabled() || exempt(client)) return Verdict.ANSWER;
         if (client instanceof java.net.Inet4Address) {
             int a = client.hashCode();
             return admitKey(ipv4Key(a & 0xFFFFFFFFL), nowNanos);
         }
         return admit(client.getAddress(), nowNanos);
+    }
+
+    /**
+     * Whether {@code client} is exempt. IPv4 blocks are matched as (network, mask) numbers against the address read
+     * from its hash code: no copy of the address per query; IPv6 addresses are copied.
+     */
+    private boolean exempt(java.net.InetAddress client) {
+        if (client instanceof java.net.Inet4Address) {
+            int a = client.hashCode();
+            for (int i = 0; i < v4Networks.length; i++) {
+                if ((a & v4Masks[i]) == v4Networks[i]) return true;
+            }
+            return false;
+        }
+        if (v6Exempt.isEmpty()) return false;
+        byte[] bytes = client.getAddress();
+        for (io.meshdns.dns.base.Cidr c : v6Exempt) {
+            if (c.contains(bytes)) return true;
+        }
+        return false;
     }
 
     /** The verdict for one UDP query from {@code address} (4 or 16 bytes) at {@code nowNanos}. */

@@ -14,8 +14,12 @@ public interface RrlConfig {
     boolean enabled();
 
     /** UDP answers per second one client prefix gets before the limit applies. */
-    @WithDefault("1000")
+    @WithDefault("10000")
     int responsesPerSecond();
+
+    /** Clients never limited (BIND's {@code exempt-clients}): this machine's own processes by default. */
+    @WithDefault("127.0.0.0/8,::1/128")
+    java.util.List<String> exemptClients();
 
     /** Of the answers over the limit, every {@code slip}-th is a truncated (TC=1) reply that sends the client to TCP; 0: drop them all. */
     @WithDefault("2")

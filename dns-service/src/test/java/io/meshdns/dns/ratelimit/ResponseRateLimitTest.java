@@ -29,7 +29,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The response-rate limit over real UDP: 127.0.0.2 floods (2,000 queries as fast as it can send, bounded) past the
  * profile's 50 answers a second and gets its answers cut to the rate, every second excess query a truncated reply
  * and the rest dropped; 127.0.0.3, asking at a polite 40 a second at the same time, keeps full service; over TCP the
- * flooding client is answered (the way a slipped reply sends it).
+ * flooding client is answered (the way a slipped reply sends it). 127.0.0.1 is the one exempt client here: it is
+ * answered every time even while 127.0.0.2 floods.
  */
 @QuarkusTest
 @TestProfile(RrlProfile.class)

@@ -3,6 +3,7 @@ package io.meshdns.dns.ratelimit;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -65,6 +66,19 @@ class ResponseRateLimiterTest {
         assertTrue(reply.getHeader().getFlag(org.xbill.DNS.Flags.QR) && reply.getHeader().getFlag(org.xbill.DNS.Flags.TC));
         assertEquals("a.example.", reply.getQuestion().getName().toString());
         assertEquals(0, reply.getSection(org.xbill.DNS.Section.ANSWER).size());
+    }
+
+    @Test
+    void exemptClientsAreNeverLimited() throws Exception {
+        ResponseRateLimiter l = new ResponseRateLimiter(new RrlSettings(true, 1, 0, 32, 128, 0, 1024,
+                List.of(io.meshdns.dns.base.Cidr.parse("127.0.0.0/8"), io.meshdns.dns.base.Cidr.parse("::1/128"))));
+        long t = 9 * SECOND;
+        for (int i = 0; i < 10; i++) {
+            assertEquals(ResponseRateLimiter.Verdict.ANSWER, l.admit(InetAddress.getByName("127.0.0.1"), t));
+            assertEquals(ResponseRateLimiter.Verdict.ANSWER, l.admit(InetAddress.getByName("::1"), t));
+        }
+        assertEquals(ResponseRateLimiter.Verdict.ANSWER, l.admit(InetAddress.getByName("10.0.0.1"), t));
+        assertEquals(ResponseRateLimiter.Verdict.DROP, l.admit(InetAddress.getByName("10.0.0.1"), t));
     }
 
     @Test
