@@ -5,13 +5,11 @@ import io.meshdns.dns.cache.CacheMetrics;
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.cache.CacheSettings;
 import io.meshdns.dns.cache.DnsCache;
-import io.meshdns.dns.base.ListenersOpened;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.Startup;
 import io.vertx.core.Vertx;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -41,11 +39,6 @@ public class ForwarderProducer {
             metrics.whenServerKnown(serverLabel -> CacheMetrics.bind(bound, registry, serverLabel));
         }
         return new UpstreamForwarder(vertx, settings, cache, registry).start();
-    }
-
-    /** The source-port pool beyond its first socket is bound once the listeners are open, off the path to the first answer. */
-    void fillSocketPool(@Observes ListenersOpened opened, UpstreamForwarder forwarder) {
-        forwarder.fillSocketPool();
     }
 
     private static int portOrZero(String port) {

@@ -92,7 +92,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
 
     /**
      * Binds the first upstream socket of each family and starts health checks and the loop probe. Call once,
-     * off the event loop; {@link #fillSocketPool()} binds the rest.
+     * off the event loop; the pool grows as queries need sockets.
      */
     public UpstreamForwarder start() {
         boolean v4 = allUpstreams.stream().anyMatch(s -> !s.upstream.isIpv6());
@@ -114,9 +114,7 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         return transport.openConnections();
     }
 
-    public void fillSocketPool() {
-        transport.fill();
-    }
+
 
     int pooledSockets() {
         return transport.pooledSockets();

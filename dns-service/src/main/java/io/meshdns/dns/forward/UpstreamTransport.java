@@ -113,18 +113,6 @@ final class UpstreamTransport implements AutoCloseable {
         }
     }
 
-    /**
-     * Binds the rest of each pool in the background, one socket after another, so the event loops that
-     * serve queries never have more than one of these binds queued. Until a slot is bound, a query that
-     * picks it tries another slot, and with none bound it gets a socket of its own (as while slots are
-     * replaced). Its 256 binds were about a fifth of dns-service's time from fork to first answer when made
-     * before the listeners opened: DnsServer opens them first, then this runs.
-     */
-    void fill() {
-        ipv4.fillFrom(1);
-        ipv6.fillFrom(1);
-    }
-
     /** Bound sockets in the pools now (tests: the pool fills after start). */
     int pooledSockets() {
         return ipv4.bound() + ipv6.bound();
@@ -353,7 +341,11 @@ final class UpstreamTransport implements AutoCloseable {
             this.family = family;
             this.wildcard = new InetSocketAddress(wildcard, 0);
             this.slots = new AtomicReferenceArray<>(poolSize);
+            this.growing = new java.util.concurrent.atomic.AtomicIntegerArray(poolSize);
         }
+
+        /** 1 while slot i is being bound because a query found it empty (one bind per slot at a time). */
+        final java.util.concurrent.atomic.AtomicIntegerArray growing;
 
         void enable() throws InterruptedException, ExecutionException, TimeoutException {
             enabled = true;
@@ -368,34 +360,38 @@ final class UpstreamTransport implements AutoCloseable {
             return n;
         }
 
-        /** Binds slot {@code index}, then the next, until the pool is full (slots already taken are skipped). */
-        void fillFrom(int index) {
-            if (!enabled || closed || index >= poolSize) {
-                return;
-            }
-            if (slots.get(index) != null) {
-                fillFrom(index + 1);
+        /**
+         * Binds the empty slot {@code index} in the background: the pool grows as queries land on empty slots, so a
+         * node that forwards little holds few sockets, and one that forwards much soon holds them all (every pick
+         * is random, so the ports in use stay unpredictable while it grows).
+         */
+        void grow(int index) {
+            if (!enabled || closed || !growing.compareAndSet(index, 0, 1)) {
                 return;
             }
             bind(queriesPerSocket).whenComplete((fresh, error) -> {
+                growing.set(index, 0);
                 if (error != null) {
-                    LOG.warnf("cannot bind an upstream UDP socket: %s; retrying in 1 s", error.getMessage());
-                    vertx.setTimer(1000, t -> fillFrom(index));
-                    return;
+                    LOG.debugf("cannot bind an upstream UDP socket: %s", error.getMessage());
+                    return; // a later query landing here tries again
                 }
                 if (closed || !slots.compareAndSet(index, null, fresh)) {
                     fresh.channel.close();
                 }
-                fillFrom(index + 1);
             });
         }
 
         /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
         Slot take() {
-            for (int attempt = 0; attempt < 8; attempt++) {
-                int i = idRandom.nextInt(poolSize);
+            for (int attempt = 0; attempt < 8 + poolSize; attempt++) {
+                // Eight random picks; then, in a pool still growing, the bound slots in order from a random start.
+                int i = attempt < 8 ? idRandom.nextInt(poolSize) : (int) ((attempt + idRandom.nextInt(poolSize)) % poolSize);
                 Slot slot = slots.get(i);
-                if (slot == null || slot.retired) {
+                if (slot == null) {
+                    if (attempt < 8) grow(i);
+                    continue;
+                }
+                if (slot.retired) {
                     continue;
                 }
                 int use = slot.uses.incrementAndGet();
