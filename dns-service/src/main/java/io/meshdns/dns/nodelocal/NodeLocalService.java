@@ -179,8 +179,9 @@ public class NodeLocalService implements BindAddressSource {
             LOG.infof("node-local: keeping %s and its rules (%s=true)", settings.interfaceName(), NodeLocalConfig.KEEP_ON_EXIT);
             return;
         }
-        if (servedByAnother()) {
-            LOG.infof("node-local: another instance serves %s port %d: keeping %s and its rules", settings.literals().get(0), port,
+        String served = servedByAnother(settings.literals(), port);
+        if (served != null) {
+            LOG.infof("node-local: another instance serves %s port %d: keeping %s and its rules", served, port,
                     settings.interfaceName());
             return;
         }
@@ -189,30 +190,41 @@ public class NodeLocalService implements BindAddressSource {
     }
 
     /**
-     * Our listeners are closed by now: if the UDP port stays taken, another instance holds it. The port is
-     * probed for up to a second, since our own sockets can take a moment to be released after the close
-     * completes; only "in use" counts (a refused bind for want of a capability says nothing about others).
+     * Our listeners are closed by now: if the UDP port stays taken on any of our addresses, another instance holds
+     * it (an upgrade's new pod, which may listen on only some of them). Each address is probed for up to a second,
+     * since our own sockets can take a moment to be released after the close completes; only "in use" counts (a
+     * refused bind for want of a capability says nothing about others). The first address in use, or null.
      */
-    private boolean servedByAnother() {
+    static String servedByAnother(java.util.List<String> addresses, int port) {
         for (int attempt = 0; attempt < 10; attempt++) {
-            try (DatagramSocket probe = new DatagramSocket(null)) {
-                probe.bind(new InetSocketAddress(InetAddress.getByName(settings.literals().get(0)), port));
-                return false;
-            } catch (BindException e) {
-                String why = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
-                if (!why.contains("in use")) {
-                    return false;
+            boolean anyInUse = false;
+            for (String address : addresses) {
+                if (inUse(address, port)) {
+                    anyInUse = true;
+                    if (attempt == 9) return address;
                 }
-            } catch (SocketException | java.net.UnknownHostException e) {
-                return false;
+            }
+            if (!anyInUse) {
+                return null;
             }
             try {
                 Thread.sleep(100);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return true;
+                return addresses.get(0);
             }
         }
-        return true;
+        return null;
+    }
+
+    private static boolean inUse(String address, int port) {
+        try (DatagramSocket probe = new DatagramSocket(null)) {
+            probe.bind(new InetSocketAddress(InetAddress.getByName(address), port));
+            return false;
+        } catch (BindException e) {
+            return String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("in use");
+        } catch (SocketException | java.net.UnknownHostException e) {
+            return false;
+        }
     }
 }
