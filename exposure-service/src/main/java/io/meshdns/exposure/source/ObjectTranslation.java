@@ -79,8 +79,8 @@ public final class ObjectTranslation {
     public List<WatchedKind> kinds() {
         var out = new LinkedHashMap<String, WatchedKind>();
         for (Source s : sources) {
-            out.putIfAbsent(s.kind().kind(), s.kind());
-            s.context().forEach(k -> out.putIfAbsent(k.kind(), k));
+            out.putIfAbsent(s.kind().key(), s.kind());
+            s.context().forEach(k -> out.putIfAbsent(k.key(), k));
         }
         return List.copyOf(out.values());
     }
@@ -92,7 +92,7 @@ public final class ObjectTranslation {
         for (HasMetadata o : objects) {
             for (WatchedKind k : kinds) {
                 if (k.matches(o)) {
-                    byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k.isCustom() ? generic(o) : o);
+                    byKind.computeIfAbsent(k.key(), x -> new ArrayList<>()).add(k.isCustom() ? generic(o) : o);
                     break;
                 }
             }

@@ -24,12 +24,17 @@ public record Problem(String kind, String apiVersion, String namespace, String n
     /** Warning: the Gateway has neither a target annotation nor status.addresses; the route's current records are kept. */
     public static final String GATEWAY_WITHOUT_ADDRESS = "GatewayWithoutAddress";
 
+    /** Warning: a gateway an object names does not exist; it gives no targets (the object's other gateways still do). */
+    public static final String GATEWAY_NOT_FOUND = "GatewayNotFound";
+
     /**
      * Whether the object's resource counts as errored, so the plan keeps its current records. Not for a route
-     * its Gateway stopped accepting or a hostname outside the listener: there the object itself says "not here".
+     * its Gateway stopped accepting, a hostname outside the listener or a gateway that does not exist: there the objects
+     * themselves say "not here".
      */
     public boolean keepsRecords() {
-        return !normal() && !ROUTE_NOT_ACCEPTED.equals(reason) && !HOSTNAME_OUTSIDE_LISTENER.equals(reason);
+        return !normal() && !ROUTE_NOT_ACCEPTED.equals(reason) && !HOSTNAME_OUTSIDE_LISTENER.equals(reason)
+                && !GATEWAY_NOT_FOUND.equals(reason);
     }
 
     /** Normal (informational) rather than Warning. */
