@@ -27,14 +27,19 @@ public record Problem(String kind, String apiVersion, String namespace, String n
     /** Warning: a gateway an object names does not exist; it gives no targets (the object's other gateways still do). */
     public static final String GATEWAY_NOT_FOUND = "GatewayNotFound";
 
+    /** Warning: a host in the cluster's own zone is not published in an external zone (the object's other hosts are). */
+    public static final String HOST_IN_CLUSTER_ZONE = "HostInClusterZone";
+    /** Warning: a wildcard host without any address is not published (a wildcard at nothing would shadow its subtree). */
+    public static final String WILDCARD_WITHOUT_TARGET = "WildcardWithoutTarget";
+
     /**
      * Whether the object's resource counts as errored, so the plan keeps its current records. Not for a route
-     * its Gateway stopped accepting, a hostname outside the listener or a gateway that does not exist: there the objects
-     * themselves say "not here".
+     * its Gateway stopped accepting, a hostname outside the listener, a gateway that does not exist, a host in the cluster zone or
+     * a wildcard without address: there the objects themselves say "not here", and keeping their records would keep them stale.
      */
     public boolean keepsRecords() {
         return !normal() && !ROUTE_NOT_ACCEPTED.equals(reason) && !HOSTNAME_OUTSIDE_LISTENER.equals(reason)
-                && !GATEWAY_NOT_FOUND.equals(reason);
+                && !GATEWAY_NOT_FOUND.equals(reason) && !HOST_IN_CLUSTER_ZONE.equals(reason) && !WILDCARD_WITHOUT_TARGET.equals(reason);
     }
 
     /** Normal (informational) rather than Warning. */
@@ -53,6 +58,10 @@ public record Problem(String kind, String apiVersion, String namespace, String n
             case "service" -> new String[] {"Service", "v1"};
             case "ingress" -> new String[] {"Ingress", "networking.k8s.io/v1"};
             case "crd" -> new String[] {"DNSEndpoint", "externaldns.k8s.io/v1alpha1"};
+            // only Istio's Gateway owns records under "gateway/" (Gateway API routes own theirs, never the Gateway)
+            case "gateway" -> new String[] {"Gateway", "networking.istio.io/v1"};
+            case "virtualservice" -> new String[] {"VirtualService", "networking.istio.io/v1"};
+            case "serviceentry" -> new String[] {"ServiceEntry", "networking.istio.io/v1"};
             default -> null;
         };
         if (kind == null) return java.util.Optional.empty();

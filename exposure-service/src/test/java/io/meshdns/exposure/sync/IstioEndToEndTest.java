@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * The Istio sources in the running service: fabric8 CRUD test server as the cluster (the Istio CRDs registered while
  * it runs, before anything is watched), a real BIND9 as the DNS server. A Gateway's hosts and a VirtualService's
  * hosts bound to it are published at the ingress gateway Service's load balancer address, follow it when it moves,
- * and go when their objects go; nothing foreign is touched.
+ * and go when their objects go; ServiceEntry hosts are published at Istio's allocated VIPs; nothing foreign is touched.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
@@ -35,6 +35,7 @@ class IstioEndToEndTest {
 
     static final ResourceDefinitionContext GATEWAYS = istio("Gateway", "gateways");
     static final ResourceDefinitionContext VIRTUAL_SERVICES = istio("VirtualService", "virtualservices");
+    static final ResourceDefinitionContext SERVICE_ENTRIES = istio("ServiceEntry", "serviceentries");
 
     @Inject
     KubernetesClient client;
@@ -130,5 +131,45 @@ class IstioEndToEndTest {
         client.services().inNamespace("istio-system").withName("istio-ingressgateway").delete();
         assertEquals(List.of("192.0.2.99"), bind().dig("foreign.mesh.test", "A"));
         assertEquals(List.of("\"hand-made, not ours\""), bind().dig("foreign.mesh.test", "TXT"));
+    }
+
+    void serviceEntry(String name, List<String> hosts, Map<String, Object> status) {
+        client.genericKubernetesResources(SERVICE_ENTRIES).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("networking.istio.io/v1").withKind("ServiceEntry")
+                .withNewMetadata().withNamespace("default").withName(name).endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("hosts", hosts, "resolution", "DNS",
+                        "ports", List.of(Map.of("number", 443, "name", "https", "protocol", "TLS"))), "status", status))
+                .build()).create();
+    }
+
+    /**
+     * A ServiceEntry published at the VIP Istio allocated in its status; one with a host in the cluster zone and a
+     * wildcard without address gets Warning Events for those and its good host is still published, as is the other.
+     */
+    @Test
+    void serviceEntryHostsAtTheirAllocatedVips() throws Exception {
+        controller.reconcileNow();
+        ensureCrd(SERVICE_ENTRIES);
+        serviceEntry("payments", List.of("pay.mesh.test"), Map.of("addresses", List.of(Map.of("value", "240.240.0.7", "host", "pay.mesh.test"))));
+        serviceEntry("mixed", List.of("payments.default.svc.cluster.local", "*.wild.mesh.test", "mixed.mesh.test"),
+                Map.of("addresses", List.of(Map.of("value", "240.240.0.8", "host", "mixed.mesh.test"))));
+
+        reconcileUntil("pay.mesh.test", "A", List.of("240.240.0.7"));
+        reconcileUntil("mixed.mesh.test", "A", List.of("240.240.0.8"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            controller.reconcileNow();
+            var reasons = client.v1().events().inNamespace("default").list().getItems().stream()
+                    .filter(e -> "mixed".equals(e.getInvolvedObject().getName()) && "ServiceEntry".equals(e.getInvolvedObject().getKind()))
+                    .map(e -> e.getReason()).toList();
+            return reasons.contains("HostInClusterZone") && reasons.contains("WildcardWithoutTarget");
+        });
+        assertEquals(List.of(), bind().dig("x.wild.mesh.test", "A"));
+        assertTrue(bind().digAxfr("mesh.test").stream().anyMatch(l -> l.contains("resource=serviceentry/default/payments")));
+
+        client.genericKubernetesResources(SERVICE_ENTRIES).inNamespace("default").withName("payments").delete();
+        client.genericKubernetesResources(SERVICE_ENTRIES).inNamespace("default").withName("mixed").delete();
+        reconcileUntil("pay.mesh.test", "A", List.of());
+        reconcileUntil("mixed.mesh.test", "A", List.of());
+        assertEquals(List.of("192.0.2.99"), bind().dig("foreign.mesh.test", "A"));
     }
 }

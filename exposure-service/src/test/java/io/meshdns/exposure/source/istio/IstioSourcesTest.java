@@ -103,7 +103,7 @@ class IstioSourcesTest {
     }
 
     static TreeSet<String> run(String source, String docs) {
-        List<Source> sources = List.of(new IstioGatewaySource(), new IstioVirtualServiceSource());
+        List<Source> sources = List.of(new IstioGatewaySource(), new IstioVirtualServiceSource(), new IstioServiceEntrySource());
         SourceOutput out = new ObjectTranslation(sources, new SourceSettings(Optional.empty(), false, Optional.empty()), Set.of(source))
                 .translate(parse(docs));
         var lines = new TreeSet<String>();
