@@ -63,6 +63,19 @@ public interface ExposureConfig {
     /** ExternalDNS --txt-suffix (may contain %{record_type}). */
     Optional<String> txtSuffix();
 
+    /**
+     * ExternalDNS --txt-encrypt-enabled: ownership claims written AES-256-GCM-encrypted (ExternalDNS's format);
+     * requires {@link #txtEncryptAesKey()}.
+     */
+    @WithDefault("false")
+    boolean txtEncryptEnabled();
+
+    /**
+     * ExternalDNS --txt-encrypt-aes-key: 32 bytes, as text or base64. Set without txt-encrypt-enabled, encrypted claims
+     * are still read (and new ones written plain).
+     */
+    Optional<String> txtEncryptAesKey();
+
     /** TTL written when a record has none configured; unset = what ExternalDNS's provider of the same kind writes. */
     Optional<Long> defaultTtl();
 

@@ -6,6 +6,7 @@ import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
 import io.meshdns.exposure.provider.Providers;
+import io.meshdns.exposure.registry.ClaimCodec;
 import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.List;
@@ -20,7 +21,7 @@ import java.util.regex.PatternSyntaxException;
  */
 public record ExposureSettings(String ownerId, Policy policy, DomainFilter filter, boolean dryRun,
                                SourceSettings sources, Set<String> enabledSources, TxtNameMapper txtNames,
-                               List<Provider> providers, Set<String> adoptOwners) {
+                               List<Provider> providers, Set<String> adoptOwners, ClaimCodec claims) {
 
     /** With the built-in sources as the known ones. */
     public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories) {
@@ -71,12 +72,13 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
             }
             adopt.add(t);
         }
+        ClaimCodec claims = ClaimCodec.of(c.txtEncryptEnabled(), c.txtEncryptAesKey());
         var context = new ProviderContext(owner, filter, c.dryRun(), c.defaultTtl());
         List<Provider> providers = Providers.create(factories, c.provider(), context);
         return new ExposureSettings(owner, policy, filter, c.dryRun(),
                 new SourceSettings(c.defaultDomain().map(d -> d.endsWith(".") ? d.substring(0, d.length() - 1) : d),
                         c.publishClusterIp(), c.fqdnTemplate()),
-                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt));
+                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt), claims);
     }
 
     private static Optional<Pattern> regex(String key, Optional<String> value) {

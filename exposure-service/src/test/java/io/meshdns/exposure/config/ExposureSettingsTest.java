@@ -92,6 +92,11 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.pdns.server", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.api-key", "k"));
         failsNaming("meshdns.exposure.pdns.api-key", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.server", "http://127.0.0.1:8081"));
         failsNaming("meshdns.exposure.coredns.etcd-urls", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.etcd-urls", "127.0.0.1:2379"));
+        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true"));
+        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
+                "meshdns.exposure.txt-encrypt-aes-key", "too-short"));
+        assertTrue(settings(Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
+                "meshdns.exposure.txt-encrypt-aes-key", "passphrasewhichneedstobe32bytes!")).claims().encrypts());
         failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));
     }
 }
