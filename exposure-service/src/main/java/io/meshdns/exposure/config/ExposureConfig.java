@@ -54,6 +54,13 @@ public interface ExposureConfig {
     @WithDefault("false")
     boolean publishClusterIp();
 
+    /** ExternalDNS --default-targets: targets of an A/AAAA/CNAME endpoint that has none (a DNSEndpoint entry without targets). */
+    Optional<List<String>> defaultTargets();
+
+    /** ExternalDNS --force-default-targets: the default targets replace the targets of every A/AAAA/CNAME endpoint. */
+    @WithDefault("false")
+    boolean forceDefaultTargets();
+
     /** ExternalDNS --fqdn-template ({{name}}, {{namespace}}); when set, every Service is considered. */
     Optional<String> fqdnTemplate();
 
@@ -75,6 +82,12 @@ public interface ExposureConfig {
      * are still read (and new ones written plain).
      */
     Optional<String> txtEncryptAesKey();
+
+    /**
+     * ExternalDNS --events-emit: RecordReady, RecordDeleted, RecordError; an Event on the source object per record
+     * written, deleted or refused. Unset: none (as ExternalDNS).
+     */
+    Optional<List<String>> eventsEmit();
 
     /** TTL written when a record has none configured; unset = what ExternalDNS's provider of the same kind writes. */
     Optional<Long> defaultTtl();

@@ -16,6 +16,10 @@ public record Problem(String kind, String apiVersion, String namespace, String n
     public static final String CONFLICT = "Conflict";
     /** Normal Event: this object's records are in DNS as wanted. */
     public static final String PUBLISHED = "Published";
+    /** ExternalDNS's event reasons (--events-emit), one Event per record written, deleted, or refused. */
+    public static final String RECORD_READY = "RecordReady";
+    public static final String RECORD_DELETED = "RecordDeleted";
+    public static final String RECORD_ERROR = "RecordError";
 
     /** Warning: no Gateway has accepted the route's current generation; its records are withdrawn, as ExternalDNS does. */
     public static final String ROUTE_NOT_ACCEPTED = "RouteNotAccepted";
@@ -44,7 +48,7 @@ public record Problem(String kind, String apiVersion, String namespace, String n
 
     /** Normal (informational) rather than Warning. */
     public boolean normal() {
-        return PUBLISHED.equals(reason);
+        return PUBLISHED.equals(reason) || RECORD_READY.equals(reason) || RECORD_DELETED.equals(reason);
     }
 
     /**
@@ -62,6 +66,11 @@ public record Problem(String kind, String apiVersion, String namespace, String n
             case "gateway" -> new String[] {"Gateway", "networking.istio.io/v1"};
             case "virtualservice" -> new String[] {"VirtualService", "networking.istio.io/v1"};
             case "serviceentry" -> new String[] {"ServiceEntry", "networking.istio.io/v1"};
+            case "httproute" -> new String[] {"HTTPRoute", "gateway.networking.k8s.io/v1"};
+            case "grpcroute" -> new String[] {"GRPCRoute", "gateway.networking.k8s.io/v1"};
+            case "tlsroute" -> new String[] {"TLSRoute", "gateway.networking.k8s.io/v1alpha2"};
+            case "tcproute" -> new String[] {"TCPRoute", "gateway.networking.k8s.io/v1alpha2"};
+            case "udproute" -> new String[] {"UDPRoute", "gateway.networking.k8s.io/v1alpha2"};
             default -> null;
         };
         if (kind == null) return java.util.Optional.empty();

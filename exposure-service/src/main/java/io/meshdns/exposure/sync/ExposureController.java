@@ -233,6 +233,7 @@ public class ExposureController {
                 outcomes.add(o);
                 problems.addAll(o.problems());
                 published.addAll(o.published());
+                reporter.record(RecordEvents.of(o, settings.ownerId(), settings.eventsEmit()));
                 metrics.records(o.recordsByType());
                 metrics.ownerMismatches(o.ownerMismatches());
                 if (o.applied()) {

@@ -97,6 +97,13 @@ class ExposureSettingsTest {
                 "meshdns.exposure.txt-encrypt-aes-key", "too-short"));
         assertTrue(settings(Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
                 "meshdns.exposure.txt-encrypt-aes-key", "passphrasewhichneedstobe32bytes!")).claims().encrypts());
+        failsNaming("meshdns.exposure.events-emit", Map.of("meshdns.exposure.events-emit", "RecordReady,RecordGone"));
+        assertEquals(java.util.Set.of("RecordReady", "RecordError"),
+                settings(Map.of("meshdns.exposure.events-emit", "RecordReady,RecordError")).eventsEmit());
+        failsNaming("meshdns.exposure.default-targets", Map.of("meshdns.exposure.default-targets", "192.0.2.1,not a name"));
+        failsNaming("meshdns.exposure.force-default-targets", Map.of("meshdns.exposure.force-default-targets", "true"));
+        assertEquals(List.of("192.0.2.1", "lb.example.net"),
+                settings(Map.of("meshdns.exposure.default-targets", "192.0.2.1,LB.example.net.")).sources().defaultTargets());
         failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));
     }
 }

@@ -86,6 +86,13 @@ class IstioEndToEndTest {
                 .endLoadBalancer().endStatus().build()).updateStatus();
     }
 
+    /** ExternalDNS's record events (events-emit is on in the test profile) on the object that asked for the record. */
+    void awaitEvent(String kind, String name, String reason, String messageStart) {
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> client.v1().events().inNamespace("default").list()
+                .getItems().stream().anyMatch(e -> kind.equals(e.getInvolvedObject().getKind()) && name.equals(e.getInvolvedObject().getName())
+                        && reason.equals(e.getReason()) && e.getMessage().startsWith(messageStart)));
+    }
+
     @Test
     void gatewayAndVirtualServiceHostsFollowTheIngressGateway() throws Exception {
         controller.reconcileNow(); // the Istio CRDs are absent: the istio sources idle
@@ -114,6 +121,8 @@ class IstioEndToEndTest {
         assertTrue(zone.stream().anyMatch(l -> l.contains("resource=gateway/default/edge")), "ownership TXT names the Gateway as ExternalDNS does");
         assertTrue(zone.stream().anyMatch(l -> l.contains("resource=virtualservice/default/shop")), zone.toString());
 
+        awaitEvent("Gateway", "edge", "RecordReady", "(external-dns) record:gw.mesh.test,owner:test-cluster,type:A");
+
         ingressGatewayAt("203.0.113.61");
         reconcileUntil("shop.apps.mesh.test", "A", List.of("203.0.113.61"));
         reconcileUntil("gw.mesh.test", "A", List.of("203.0.113.61"));
@@ -128,6 +137,8 @@ class IstioEndToEndTest {
         client.genericKubernetesResources(GATEWAYS).inNamespace("default").withName("edge").delete();
         reconcileUntil("gw.mesh.test", "A", List.of());
         reconcileUntil("*.apps.mesh.test", "A", List.of());
+        awaitEvent("Gateway", "edge", "RecordDeleted", "(external-dns) record:gw.mesh.test,owner:test-cluster,type:A");
+        awaitEvent("VirtualService", "shop", "RecordDeleted", "(external-dns) record:shop.apps.mesh.test,");
         client.services().inNamespace("istio-system").withName("istio-ingressgateway").delete();
         assertEquals(List.of("192.0.2.99"), bind().dig("foreign.mesh.test", "A"));
         assertEquals(List.of("\"hand-made, not ours\""), bind().dig("foreign.mesh.test", "TXT"));
