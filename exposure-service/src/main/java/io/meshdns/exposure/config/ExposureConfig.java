@@ -54,6 +54,12 @@ public interface ExposureConfig {
     @WithDefault("false")
     boolean publishClusterIp();
 
+    /**
+     * ExternalDNS --annotation-prefix: read ExternalDNS's annotations under this prefix (ending in '/') instead of
+     * external-dns.kubernetes.io/ and external-dns.alpha.kubernetes.io/. meshdns.io/ annotations are not affected.
+     */
+    Optional<String> annotationPrefix();
+
     /** ExternalDNS --default-targets: targets of an A/AAAA/CNAME endpoint that has none (a DNSEndpoint entry without targets). */
     Optional<List<String>> defaultTargets();
 

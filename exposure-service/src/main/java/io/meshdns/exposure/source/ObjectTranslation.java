@@ -93,7 +93,8 @@ public final class ObjectTranslation {
         for (HasMetadata o : objects) {
             for (WatchedKind k : kinds) {
                 if (k.matches(o)) {
-                    byKind.computeIfAbsent(k.key(), x -> new ArrayList<>()).add(k.isCustom() ? generic(o) : o);
+                    HasMetadata seen = AnnotationPrefix.apply(o, settings.annotationPrefix());
+                    byKind.computeIfAbsent(k.key(), x -> new ArrayList<>()).add(k.isCustom() ? generic(seen) : seen);
                     break;
                 }
             }

@@ -104,6 +104,8 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.force-default-targets", Map.of("meshdns.exposure.force-default-targets", "true"));
         assertEquals(List.of("192.0.2.1", "lb.example.net"),
                 settings(Map.of("meshdns.exposure.default-targets", "192.0.2.1,LB.example.net.")).sources().defaultTargets());
+        failsNaming("meshdns.exposure.annotation-prefix", Map.of("meshdns.exposure.annotation-prefix", "dns.example.com"));
+        assertEquals("dns.example.com/", settings(Map.of("meshdns.exposure.annotation-prefix", "dns.example.com/")).sources().annotationPrefix());
         failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));
     }
 }
