@@ -54,6 +54,19 @@ public interface ExposureConfig {
     @WithDefault("false")
     boolean publishClusterIp();
 
+    /**
+     * ExternalDNS --annotation-prefix: read ExternalDNS's annotations under this prefix (ending in '/') instead of
+     * external-dns.kubernetes.io/ and external-dns.alpha.kubernetes.io/. meshdns.io/ annotations are not affected.
+     */
+    Optional<String> annotationPrefix();
+
+    /** ExternalDNS --default-targets: targets of an A/AAAA/CNAME endpoint that has none (a DNSEndpoint entry without targets). */
+    Optional<List<String>> defaultTargets();
+
+    /** ExternalDNS --force-default-targets: the default targets replace the targets of every A/AAAA/CNAME endpoint. */
+    @WithDefault("false")
+    boolean forceDefaultTargets();
+
     /** ExternalDNS --fqdn-template ({{name}}, {{namespace}}); when set, every Service is considered. */
     Optional<String> fqdnTemplate();
 
@@ -62,6 +75,25 @@ public interface ExposureConfig {
 
     /** ExternalDNS --txt-suffix (may contain %{record_type}). */
     Optional<String> txtSuffix();
+
+    /**
+     * ExternalDNS --txt-encrypt-enabled: ownership claims written AES-256-GCM-encrypted (ExternalDNS's format);
+     * requires {@link #txtEncryptAesKey()}.
+     */
+    @WithDefault("false")
+    boolean txtEncryptEnabled();
+
+    /**
+     * ExternalDNS --txt-encrypt-aes-key: 32 bytes, as text or base64. Set without txt-encrypt-enabled, encrypted claims
+     * are still read (and new ones written plain).
+     */
+    Optional<String> txtEncryptAesKey();
+
+    /**
+     * ExternalDNS --events-emit: RecordReady, RecordDeleted, RecordError; an Event on the source object per record
+     * written, deleted or refused. Unset: none (as ExternalDNS).
+     */
+    Optional<List<String>> eventsEmit();
 
     /** TTL written when a record has none configured; unset = what ExternalDNS's provider of the same kind writes. */
     Optional<Long> defaultTtl();

@@ -1,11 +1,13 @@
 package io.meshdns.exposure.config;
 
+import io.meshdns.exposure.endpoint.Endpoint;
 import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.plan.Policy;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
 import io.meshdns.exposure.provider.Providers;
+import io.meshdns.exposure.registry.ClaimCodec;
 import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.List;
@@ -20,7 +22,11 @@ import java.util.regex.PatternSyntaxException;
  */
 public record ExposureSettings(String ownerId, Policy policy, DomainFilter filter, boolean dryRun,
                                SourceSettings sources, Set<String> enabledSources, TxtNameMapper txtNames,
-                               List<Provider> providers, Set<String> adoptOwners) {
+                               List<Provider> providers, Set<String> adoptOwners, ClaimCodec claims,
+                               Set<String> eventsEmit) {
+
+    /** The reasons --events-emit takes. */
+    public static final Set<String> RECORD_EVENTS = Set.of("RecordReady", "RecordDeleted", "RecordError");
 
     /** With the built-in sources as the known ones. */
     public static ExposureSettings from(ExposureConfig c, List<ProviderFactory> factories) {
@@ -71,12 +77,40 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
             }
             adopt.add(t);
         }
+        var events = new java.util.TreeSet<String>();
+        for (String e : c.eventsEmit().orElse(List.of())) {
+            if (e.isBlank()) continue;
+            if (!RECORD_EVENTS.contains(e.trim())) {
+                throw new IllegalArgumentException("meshdns.exposure.events-emit: '" + e.trim() + "' is not one of " + new java.util.TreeSet<>(RECORD_EVENTS));
+            }
+            events.add(e.trim());
+        }
+        ClaimCodec claims = ClaimCodec.of(c.txtEncryptEnabled(), c.txtEncryptAesKey());
         var context = new ProviderContext(owner, filter, c.dryRun(), c.defaultTtl());
         List<Provider> providers = Providers.create(factories, c.provider(), context);
         return new ExposureSettings(owner, policy, filter, c.dryRun(),
                 new SourceSettings(c.defaultDomain().map(d -> d.endsWith(".") ? d.substring(0, d.length() - 1) : d),
-                        c.publishClusterIp(), c.fqdnTemplate()),
-                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt));
+                        c.publishClusterIp(), c.fqdnTemplate(), defaultTargets(c), c.forceDefaultTargets(),
+                        c.annotationPrefix().filter(p -> !p.isBlank()).map(io.meshdns.exposure.source.AnnotationPrefix::check).orElse("")),
+                sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt), claims, Set.copyOf(events));
+    }
+
+    /** IPs (canonical) or host names; anything else fails naming the key. */
+    private static List<String> defaultTargets(ExposureConfig c) {
+        var out = new java.util.ArrayList<String>();
+        for (String raw : c.defaultTargets().orElse(List.of())) {
+            String t = raw.trim();
+            if (t.isEmpty()) continue;
+            try {
+                out.add(Endpoint.isIpLiteral(t) ? Endpoint.normalizeTarget(t.contains(":") ? "AAAA" : "A", t) : Endpoint.normalizeTarget("CNAME", t));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("meshdns.exposure.default-targets: '" + t + "' is neither an address nor a host name");
+            }
+        }
+        if (c.forceDefaultTargets() && out.isEmpty()) {
+            throw new IllegalArgumentException("meshdns.exposure.force-default-targets: needs meshdns.exposure.default-targets");
+        }
+        return out;
     }
 
     private static Optional<Pattern> regex(String key, Optional<String> value) {

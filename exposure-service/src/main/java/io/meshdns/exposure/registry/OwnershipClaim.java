@@ -26,12 +26,13 @@ public record OwnershipClaim(String owner, String resource, Optional<List<String
         return targets.isPresent();
     }
 
-    /** The TXT text (without the zone-file quotes), labels sorted as ExternalDNS sorts them. */
+    /** The TXT text (without the zone-file quotes, before any encryption), labels sorted as ExternalDNS sorts them. */
     public String serialize() {
         var labels = new TreeMap<>(otherLabels);
         labels.put("owner", owner);
         if (!resource.isEmpty()) labels.put("resource", resource);
         targets.ifPresent(t -> labels.put("targets", String.join(";", t)));
+        labels.remove(ClaimCodec.NONCE_LABEL); // how an encrypted claim was sealed, never part of its text
         var sb = new StringBuilder(HERITAGE);
         labels.forEach((k, v) -> sb.append(',').append(PREFIX).append(k).append('=').append(v));
         return sb.toString();

@@ -13,7 +13,12 @@ import java.util.stream.Collectors;
 public interface RegistryFactory {
 
     /** What every registry is built from: the provider target and the ownership settings. */
-    record Context(Provider provider, String ownerId, TxtNameMapper names, long claimTtl, Set<String> adoptOwners) {
+    record Context(Provider provider, String ownerId, TxtNameMapper names, long claimTtl, Set<String> adoptOwners, ClaimCodec claims) {
+
+        /** Plain claims. */
+        public Context(Provider provider, String ownerId, TxtNameMapper names, long claimTtl, Set<String> adoptOwners) {
+            this(provider, ownerId, names, claimTtl, adoptOwners, ClaimCodec.PLAIN);
+        }
     }
 
     String name();

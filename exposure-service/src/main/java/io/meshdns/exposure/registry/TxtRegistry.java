@@ -19,7 +19,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The TXT registry: turns a provider's raw RRsets into owner-labelled endpoints for the plan, and
+ * The TXT registry (one file: reading the claims and writing them are two halves of one format, and the invariants
+ * below bind both): turns a provider's raw RRsets into owner-labelled endpoints for the plan, and
  * the plan's changes back into record operations that keep the ownership TXT records in step.
  * Both translations ({@link #view} and {@link #operations}) are pure; {@link #records} and
  * {@link #apply} add the provider I/O around them.
@@ -43,6 +44,11 @@ import java.util.TreeSet;
  * Data TXT RRsets are also written record by record, because legacy claims may share their name.
  * A provider that only replaces whole RRsets gets these operations folded into RRset changes
  * ({@link RRsetFolding}) against what it last returned.
+ *
+ * <h2>Encrypted claims</h2>
+ * Claims are read and written through a {@link ClaimCodec}: plain, or AES-GCM-encrypted as ExternalDNS's
+ * {@code --txt-encrypt-enabled} writes them. Claims are compared by what they say, not by their text, so a claim
+ * sealed by ExternalDNS (its own gzip bytes, its nonce) stays as it is while it says what we want.
  *
  * <h2>The claim we write</h2>
  * Exactly ExternalDNS's: {@code heritage=external-dns,external-dns/owner=..,external-dns/resource=..}
@@ -78,6 +84,11 @@ public final class TxtRegistry implements Registry {
      *     when we write an RRset the plan gave us (the reconciler decides which: only desired ones)
      */
     public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl, Set<String> adoptOwners) {
+        this(provider, ownerId, mapper, claimTtl, adoptOwners, ClaimCodec.PLAIN);
+    }
+
+    /** @param codec how claims are read and written: plain, or encrypted as ExternalDNS's --txt-encrypt-enabled does */
+    public TxtRegistry(Provider provider, String ownerId, TxtNameMapper mapper, long claimTtl, Set<String> adoptOwners, ClaimCodec codec) {
         if (ownerId == null || ownerId.isBlank() || ownerId.contains(",") || ownerId.contains("=")) {
             throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
         }
@@ -86,9 +97,11 @@ public final class TxtRegistry implements Registry {
         this.mapper = mapper;
         this.claimTtl = claimTtl;
         this.adoptOwners = Set.copyOf(adoptOwners);
+        this.codec = codec;
     }
 
     private final Set<String> adoptOwners;
+    private final ClaimCodec codec;
 
     @Override
     public Set<String> adoptOwners() {
@@ -111,7 +124,7 @@ public final class TxtRegistry implements Registry {
         RRsetState state = state(view, adopted);
         String typed = mapper.typedName(adopted.dnsName(), adopted.recordType());
         var old = ourClaimTexts(state, true);
-        String claim = new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()).serialize();
+        String claim = claimText(state, new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()));
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
         // ours before the old owner's goes: never a moment with no claim on the data
         if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
@@ -205,20 +218,21 @@ public final class TxtRegistry implements Registry {
         for (Endpoint rrset : raw) {
             Endpoint data = rrset;
             if (rrset.recordType().equals("TXT")) {
-                var plain = rrset.targets().stream().filter(t -> OwnershipClaim.parse(t).isEmpty()).toList();
+                var plain = rrset.targets().stream().filter(t -> codec.decode(t).isEmpty()).toList();
                 if (plain.isEmpty()) continue; // pure ownership RRset
                 data = rrset.withTargets(plain);
             }
             String typed = mapper.typedName(data.dnsName(), data.recordType());
             String legacy = mapper.legacyName(data.dnsName());
             var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), legacyClaimsAt(legacy, txtByName));
+            for (String t : txtByName.getOrDefault(typed, List.of())) codec.warnIfUnreadable(typed, t);
             states.put(data.key(), state);
             current.addAll(owned(data, state));
             if (state.typedClaims().isEmpty()) {
                 state.legacyClaims().forEach((text, claim) -> {
                     if (claim.owner().equals(ownerId)) {
                         // ExternalDNS's migration: create the typed claim next to the legacy one
-                        upgrades.add(addClaim(txtTtlByName, typed, claim.serialize()));
+                        upgrades.add(addClaim(txtTtlByName, typed, codec.encode(claim)));
                     }
                 });
             }
@@ -269,11 +283,24 @@ public final class TxtRegistry implements Registry {
         return mapper.isTypedName(legacyName) ? Map.of() : claimsAt(txtByName.get(legacyName));
     }
 
-    private static Map<String, OwnershipClaim> claimsAt(List<String> texts) {
+    private Map<String, OwnershipClaim> claimsAt(List<String> texts) {
         if (texts == null) return Map.of();
         var m = new TreeMap<String, OwnershipClaim>();
-        for (String t : texts) OwnershipClaim.parse(t).ifPresent(c -> m.put(t, c));
+        for (String t : texts) codec.decode(t).ifPresent(c -> m.put(t, c));
         return m;
+    }
+
+    /**
+     * The text for a claim we want at an RRset: the text of our claim already there saying the same (plain or
+     * encrypted, whatever nonce it was sealed with), so an unchanged claim is never rewritten; else a new encoding.
+     */
+    private String claimText(RRsetState state, OwnershipClaim wanted) {
+        if (state != null) {
+            for (var e : state.typedClaims().entrySet()) {
+                if (mine(e.getValue()) && e.getValue().serialize().equals(wanted.serialize())) return e.getKey();
+            }
+        }
+        return codec.encode(wanted);
     }
 
     /** Pure: the plan's changes → provider operations, given what {@link #view} saw. */
@@ -336,7 +363,7 @@ public final class TxtRegistry implements Registry {
                 || "true".equals(wanted.providerSpecific().get(SHARED_PROPERTY)));
         Optional<List<String>> claimed = share ? Optional.of(wanted.targets()) : Optional.empty();
         var keptLabels = ourClaim.map(c -> new TreeMap<>(c.otherLabels())).orElseGet(TreeMap::new);
-        String claim = new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels).serialize();
+        String claim = claimText(state, new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels));
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
         if (!ourClaimTexts(state, true).contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));

@@ -13,6 +13,6 @@ public final class TxtRegistryFactory implements RegistryFactory {
 
     @Override
     public Registry create(Context c) {
-        return new TxtRegistry(c.provider(), c.ownerId(), c.names(), c.claimTtl(), c.adoptOwners());
+        return new TxtRegistry(c.provider(), c.ownerId(), c.names(), c.claimTtl(), c.adoptOwners(), c.claims());
     }
 }

@@ -42,8 +42,9 @@ public final class DnsEndpointSource implements Source {
 
     @SuppressWarnings("unchecked")
     public void translate(GenericKubernetesResource res, SourceOutput out) {
-        var meta = res.getMetadata();
-        String resource = SourceNames.resourceKey(KIND, meta.getNamespace(), meta.getName());
+        // no controller filter: ExternalDNS's crd source publishes every DNSEndpoint it reads
+        SourceObject obj = SourceObject.of(res, KIND);
+        String resource = obj.resource();
         Object spec = res.getAdditionalProperties().get("spec");
         if (!(spec instanceof Map<?, ?> specMap) || !(specMap.get("endpoints") instanceof List<?> entries)) {
             return;
@@ -52,7 +53,7 @@ public final class DnsEndpointSource implements Source {
         for (Object o : entries) {
             String where = "spec.endpoints[" + index++ + "]";
             if (!(o instanceof Map<?, ?> entry)) {
-                out.problem(res, KIND, Problem.INVALID_ENDPOINT, where + " is not an object");
+                obj.problem(out, Problem.INVALID_ENDPOINT, where + " is not an object");
                 continue;
             }
             try {
@@ -80,7 +81,7 @@ public final class DnsEndpointSource implements Source {
                 Endpoint.normalizeHostName(dnsName); // validates the name
                 out.endpoints().add(new Endpoint(dnsName, type, targets, ttl, labels, setId, providerSpecific));
             } catch (IllegalArgumentException e) {
-                out.problem(res, KIND, Problem.INVALID_ENDPOINT, where + ": " + e.getMessage());
+                obj.problem(out, Problem.INVALID_ENDPOINT, where + ": " + e.getMessage());
             }
         }
     }

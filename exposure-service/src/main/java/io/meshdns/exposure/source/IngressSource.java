@@ -3,7 +3,6 @@ package io.meshdns.exposure.source;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressLoadBalancerIngress;
-import io.meshdns.exposure.endpoint.Endpoint;
 import jakarta.inject.Singleton;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -36,10 +35,9 @@ public final class IngressSource implements Source {
     }
 
     public void translate(Ingress ing, SourceOutput out) {
-        var meta = ing.getMetadata();
-        Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
-        String resource = SourceNames.resourceKey("Ingress", meta.getNamespace(), meta.getName());
-        if (Annotations.forOtherController(ann)) return;
+        SourceObject obj = SourceObject.open(ing, "Ingress").orElse(null);
+        if (obj == null) return;
+        Map<String, String> ann = obj.annotations();
         int first = out.endpoints().size();
         // ingress-hostname-source: defined-hosts-only (rules and TLS hosts) or annotation-only (the hostname annotation)
         String hostSource = Annotations.get(ann, Annotations.INGRESS_HOSTNAME_SOURCE).orElse("").trim();
@@ -56,34 +54,23 @@ public final class IngressSource implements Source {
                 });
             }
         }
-        if (!hostSource.equalsIgnoreCase("defined-hosts-only")) hosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
+        if (!hostSource.equalsIgnoreCase("defined-hosts-only")) hosts.addAll(obj.hostnameAnnotation());
         if (hosts.isEmpty()) return;
-        long ttl = ServiceSource.ttlOf(ing, "Ingress", ann, out);
+        long ttl = obj.ttl(out);
+        List<String> targets = Annotations.list(ann, Annotations.TARGET).isEmpty() ? loadBalancerTargets(ing) : obj.targetAnnotation(out);
+        for (String h : hosts) obj.publish(out, h, targets, ttl);
+        out.finishObject(first, ann, ttl);
+    }
+
+    /** status.loadBalancer.ingress: each entry's IP, else its host name (ExternalDNS's order). */
+    public static List<String> loadBalancerTargets(Ingress ing) {
         var targets = new ArrayList<String>();
-        List<String> override = Annotations.list(ann, Annotations.TARGET);
-        if (!override.isEmpty()) {
-            for (String t : override) {
-                try {
-                    targets.add(Endpoint.isIpLiteral(t) ? Endpoint.normalizeTarget(t.contains(":") ? "AAAA" : "A", t)
-                            : Endpoint.normalizeTarget("CNAME", t));
-                } catch (IllegalArgumentException e) {
-                    out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "target '" + t + "': " + e.getMessage());
-                }
-            }
-        } else if (ing.getStatus() != null && ing.getStatus().getLoadBalancer() != null
-                && ing.getStatus().getLoadBalancer().getIngress() != null) {
+        if (ing.getStatus() != null && ing.getStatus().getLoadBalancer() != null && ing.getStatus().getLoadBalancer().getIngress() != null) {
             for (IngressLoadBalancerIngress i : ing.getStatus().getLoadBalancer().getIngress()) {
                 if (i.getIp() != null && !i.getIp().isBlank()) targets.add(i.getIp());
                 else if (i.getHostname() != null && !i.getHostname().isBlank()) targets.add(i.getHostname());
             }
         }
-        for (String h : hosts) {
-            try {
-                out.addTargets(Endpoint.normalizeHostName(h), targets, ttl, resource);
-            } catch (IllegalArgumentException e) {
-                out.problem(ing, "Ingress", Problem.INVALID_ANNOTATION, "host '" + h + "': " + e.getMessage());
-            }
-        }
-        out.finishObject(first, ann, ttl);
+        return targets;
     }
 }

@@ -3,6 +3,7 @@ package io.meshdns.exposure.source;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.meshdns.exposure.endpoint.Endpoint;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -79,8 +80,8 @@ public final class ObjectTranslation {
     public List<WatchedKind> kinds() {
         var out = new LinkedHashMap<String, WatchedKind>();
         for (Source s : sources) {
-            out.putIfAbsent(s.kind().kind(), s.kind());
-            s.context().forEach(k -> out.putIfAbsent(k.kind(), k));
+            out.putIfAbsent(s.kind().key(), s.kind());
+            s.context().forEach(k -> out.putIfAbsent(k.key(), k));
         }
         return List.copyOf(out.values());
     }
@@ -92,7 +93,8 @@ public final class ObjectTranslation {
         for (HasMetadata o : objects) {
             for (WatchedKind k : kinds) {
                 if (k.matches(o)) {
-                    byKind.computeIfAbsent(k.kind(), x -> new ArrayList<>()).add(k.isCustom() ? generic(o) : o);
+                    HasMetadata seen = AnnotationPrefix.apply(o, settings.annotationPrefix());
+                    byKind.computeIfAbsent(k.key(), x -> new ArrayList<>()).add(k.isCustom() ? generic(seen) : seen);
                     break;
                 }
             }
@@ -105,7 +107,36 @@ public final class ObjectTranslation {
                 if (filter.admits(o)) guarded(out, o, source, context);
             }
         }
+        if (!settings.defaultTargets().isEmpty()) applyDefaultTargets(out);
         return out;
+    }
+
+    /**
+     * ExternalDNS's --default-targets (source/wrappers/multisource.go): an A, AAAA or CNAME endpoint without targets (a
+     * DNSEndpoint entry may leave them out) gets the default targets, typed by what each is; with --force-default-targets
+     * every such endpoint does. Labels (owner resource), TTL, set identifier and provider-specific properties are kept.
+     */
+    private void applyDefaultTargets(SourceOutput out) {
+        var result = new ArrayList<Endpoint>(out.endpoints().size());
+        for (Endpoint e : out.endpoints()) {
+            boolean addressLike = e.recordType().equals("A") || e.recordType().equals("AAAA") || e.recordType().equals("CNAME");
+            if (!addressLike || !settings.forceDefaultTargets() && !e.targets().isEmpty()) {
+                result.add(e);
+                continue;
+            }
+            var byType = new TreeMap<String, List<String>>();
+            for (String t : settings.defaultTargets()) {
+                String type = Endpoint.isIpLiteral(t) ? (t.contains(":") ? "AAAA" : "A") : "CNAME";
+                byType.computeIfAbsent(type, k -> new ArrayList<>()).add(t);
+            }
+            // as every source does: a name with addresses gets no CNAME beside them, a CNAME one target
+            if (byType.containsKey("A") || byType.containsKey("AAAA")) byType.remove("CNAME");
+            byType.computeIfPresent("CNAME", (k, v) -> List.of(new java.util.TreeSet<>(v).first()));
+            byType.forEach((type, targets) -> result.add(new Endpoint(e.dnsName(), type, targets, e.ttl(), e.labels(), e.setIdentifier(),
+                    e.providerSpecific())));
+        }
+        out.endpoints().clear();
+        out.endpoints().addAll(result);
     }
 
     /** Custom resources reach their source as generic resources, whichever class a parser made of them. */

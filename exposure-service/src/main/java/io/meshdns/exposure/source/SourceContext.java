@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * What one pass hands every {@link Source}: the settings and all objects read, by kind. {@link #index} keeps
+ * What one pass hands every {@link Source}: the settings and all objects read, by kind ({@link WatchedKind#key()}). {@link #index} keeps
  * one derived table per pass (a Service's EndpointSlices by service) so a source builds it once, not per object.
  */
 public final class SourceContext {
@@ -28,7 +28,7 @@ public final class SourceContext {
     /** The objects of one kind (empty when not read or none exist), already in a stable order. */
     @SuppressWarnings("unchecked")
     public <T extends HasMetadata> List<T> objects(WatchedKind kind) {
-        return (List<T>) (List<?>) objectsByKind.getOrDefault(kind.kind(), List.of());
+        return (List<T>) (List<?>) objectsByKind.getOrDefault(kind.key(), List.of());
     }
 
     /** A table derived from this pass's objects, built once per pass under {@code key}. */

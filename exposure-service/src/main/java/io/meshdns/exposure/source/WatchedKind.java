@@ -2,6 +2,7 @@ package io.meshdns.exposure.source;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 
 /**
  * A Kubernetes kind a {@link Source} reads. A built-in kind carries its fabric8 model class and is watched
@@ -29,6 +30,20 @@ public record WatchedKind(String group, String version, String kind, String plur
 
     public boolean isCustom() {
         return type == null;
+    }
+
+    /**
+     * The kind's identity across groups ({@code Gateway.networking.istio.io} is not {@code Gateway.gateway.networking.k8s.io}):
+     * what informers, manifests and a pass's objects are keyed by.
+     */
+    public String key() {
+        return group.isEmpty() ? kind : kind + "." + group;
+    }
+
+    /** How fabric8 addresses it as a generic resource (custom resources, and tests that create them). */
+    public ResourceDefinitionContext definitionContext() {
+        return new ResourceDefinitionContext.Builder().withGroup(group).withVersion(version).withKind(kind).withPlural(plural)
+                .withNamespaced(namespaced).build();
     }
 
     /** The CRD's name: {@code plural.group}. */

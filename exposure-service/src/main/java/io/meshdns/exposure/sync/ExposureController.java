@@ -100,7 +100,7 @@ public class ExposureController {
         for (Provider provider : providers) {
             // claim TTL 0 = "not configured": each provider writes the TTL ExternalDNS's would (rfc2136: 0)
             var registry = registryKind.create(new RegistryFactory.Context(provider, settings.ownerId(), settings.txtNames(), 0,
-                    settings.adoptOwners()));
+                    settings.adoptOwners(), settings.claims()));
             list.add(new Reconciler(registry, settings.policy(), settings.filter(), settings.dryRun(), settings.txtNames(), types, nets));
         }
         reconcilers = List.copyOf(list);
@@ -233,6 +233,7 @@ public class ExposureController {
                 outcomes.add(o);
                 problems.addAll(o.problems());
                 published.addAll(o.published());
+                reporter.record(RecordEvents.of(o, settings.ownerId(), settings.eventsEmit()));
                 metrics.records(o.recordsByType());
                 metrics.ownerMismatches(o.ownerMismatches());
                 if (o.applied()) {

@@ -25,9 +25,7 @@ import org.jboss.logging.Logger;
 final class KubernetesSources implements DesiredSources {
 
     private static final Logger LOG = Logger.getLogger(KubernetesSources.class);
-    static final ResourceDefinitionContext DNS_ENDPOINTS = new ResourceDefinitionContext.Builder()
-            .withGroup(DnsEndpointSource.GROUP).withVersion(DnsEndpointSource.VERSION).withKind(DnsEndpointSource.KIND)
-            .withPlural(DnsEndpointSource.PLURAL).withNamespaced(true).build();
+    static final ResourceDefinitionContext DNS_ENDPOINTS = DnsEndpointSource.DNS_ENDPOINTS.definitionContext();
 
     private final KubernetesClient client;
     private final ObjectTranslation translation;
@@ -53,7 +51,7 @@ final class KubernetesSources implements DesiredSources {
         if (started) return;
         close();
         for (WatchedKind kind : translation.kinds()) {
-            if (!kind.isCustom()) informers.put(kind.kind(), inform(kind));
+            if (!kind.isCustom()) informers.put(kind.key(), inform(kind));
         }
         ensureCustomInformers();
         started = true;
@@ -61,8 +59,7 @@ final class KubernetesSources implements DesiredSources {
 
     private SharedIndexInformer<? extends HasMetadata> inform(WatchedKind kind) {
         if (kind.isCustom()) {
-            var context = new ResourceDefinitionContext.Builder().withGroup(kind.group()).withVersion(kind.version())
-                    .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(kind.namespaced()).build();
+            var context = kind.definitionContext();
             return kind.namespaced() ? client.genericKubernetesResources(context).inAnyNamespace().inform(handler())
                     : client.genericKubernetesResources(context).inform(handler());
         }
@@ -72,23 +69,23 @@ final class KubernetesSources implements DesiredSources {
 
     /** The DNSEndpoint from the informer cache; null when unknown or not watched. */
     GenericKubernetesResource dnsEndpoint(String namespace, String name) {
-        var informer = informers.get(DnsEndpointSource.KIND);
+        var informer = informers.get(DnsEndpointSource.DNS_ENDPOINTS.key());
         return informer == null ? null : (GenericKubernetesResource) informer.getStore().getByKey(namespace + "/" + name);
     }
 
     private synchronized void ensureCustomInformers() {
         for (WatchedKind kind : translation.kinds()) {
-            if (!kind.isCustom() || informers.containsKey(kind.kind())) continue;
+            if (!kind.isCustom() || informers.containsKey(kind.key())) continue;
             try {
                 if (client.apiextensions().v1().customResourceDefinitions().withName(kind.crdName()).get() == null) {
-                    if (reportedMissing.putIfAbsent(kind.kind(), true) == null) {
+                    if (reportedMissing.putIfAbsent(kind.key(), true) == null) {
                         LOG.infof("%s CRD %s not installed: no %s objects (checked again on every pass)", kind.kind(), kind.crdName(),
                                 kind.kind());
                     }
                     continue;
                 }
-                informers.put(kind.kind(), inform(kind));
-                reportedMissing.remove(kind.kind());
+                informers.put(kind.key(), inform(kind));
+                reportedMissing.remove(kind.key());
                 LOG.infof("watching %s (%s/%s)", kind.plural(), kind.group(), kind.version());
             } catch (RuntimeException e) {
                 LOG.warnf("cannot watch %s yet: %s", kind.crdName(), e.getMessage());

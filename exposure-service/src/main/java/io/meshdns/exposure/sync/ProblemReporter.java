@@ -60,6 +60,14 @@ final class ProblemReporter {
         said.keySet().retainAll(keysOfProblemsOrPublished(problems, published));
     }
 
+    /** ExternalDNS's record events: posted each time (every one stands for a record written, deleted or refused). */
+    synchronized void record(List<Problem> events) {
+        for (Problem p : events) {
+            LOG.debugf("%s %s/%s: %s: %s", p.kind(), p.namespace(), p.name(), p.reason(), p.message());
+            postEvent(p);
+        }
+    }
+
     private static java.util.Set<String> keysOfProblemsOrPublished(List<Problem> problems, List<Problem> published) {
         var s = new java.util.HashSet<String>();
         problems.forEach(p -> s.add(p.resourceKey()));

@@ -92,6 +92,20 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.pdns.server", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.api-key", "k"));
         failsNaming("meshdns.exposure.pdns.api-key", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.server", "http://127.0.0.1:8081"));
         failsNaming("meshdns.exposure.coredns.etcd-urls", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.etcd-urls", "127.0.0.1:2379"));
+        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true"));
+        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
+                "meshdns.exposure.txt-encrypt-aes-key", "too-short"));
+        assertTrue(settings(Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
+                "meshdns.exposure.txt-encrypt-aes-key", "passphrasewhichneedstobe32bytes!")).claims().encrypts());
+        failsNaming("meshdns.exposure.events-emit", Map.of("meshdns.exposure.events-emit", "RecordReady,RecordGone"));
+        assertEquals(java.util.Set.of("RecordReady", "RecordError"),
+                settings(Map.of("meshdns.exposure.events-emit", "RecordReady,RecordError")).eventsEmit());
+        failsNaming("meshdns.exposure.default-targets", Map.of("meshdns.exposure.default-targets", "192.0.2.1,not a name"));
+        failsNaming("meshdns.exposure.force-default-targets", Map.of("meshdns.exposure.force-default-targets", "true"));
+        assertEquals(List.of("192.0.2.1", "lb.example.net"),
+                settings(Map.of("meshdns.exposure.default-targets", "192.0.2.1,LB.example.net.")).sources().defaultTargets());
+        failsNaming("meshdns.exposure.annotation-prefix", Map.of("meshdns.exposure.annotation-prefix", "dns.example.com"));
+        assertEquals("dns.example.com/", settings(Map.of("meshdns.exposure.annotation-prefix", "dns.example.com/")).sources().annotationPrefix());
         failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));
     }
 }

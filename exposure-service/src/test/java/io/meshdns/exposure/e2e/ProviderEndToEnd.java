@@ -20,9 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Service, Ingress and DNSEndpoint in the fabric8 CRUD server → the whole exposure-service → a real
- * backend; the records and the ownership TXT as ExternalDNS writes them; update, delete, the
- * foreign record untouched. One subclass per provider, each with its own Quarkus boot and backend.
+ * Service, Ingress and DNSEndpoint, and a Gateway API route and an Istio Gateway, in the fabric8 CRUD server → the
+ * whole exposure-service → a real backend; the records and the ownership TXT as ExternalDNS writes them; update,
+ * delete, the foreign record untouched. One subclass per provider, each with its own Quarkus boot and backend: the
+ * route sources and the provider seam meet nowhere but in the Endpoint.
  */
 abstract class ProviderEndToEnd {
 
@@ -117,6 +118,76 @@ abstract class ProviderEndToEnd {
         reconcileUntil("crd.mesh.test", "A", List.of());
         assertEquals(List.of(), read("a-web.mesh.test", "TXT"));
         assertEquals(List.of(), read("alias.mesh.test", "CNAME"));
+        assertEquals(List.of("192.0.2.99"), read("foreign.mesh.test", "A"), "the foreign record is untouched");
+    }
+
+    static ResourceDefinitionContext kind(String group, String kind, String plural) {
+        return new ResourceDefinitionContext.Builder().withGroup(group).withVersion("v1").withKind(kind).withPlural(plural).withNamespaced(true).build();
+    }
+
+    void ensureCrd(ResourceDefinitionContext k) {
+        String name = k.getPlural() + "." + k.getGroup();
+        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null) return;
+        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName(name).endMetadata()
+                .withNewSpec().withGroup(k.getGroup()).withScope("Namespaced")
+                .withNewNames().withKind(k.getKind()).withPlural(k.getPlural()).withSingular(k.getKind().toLowerCase()).endNames()
+                .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion().endSpec().build()).create();
+    }
+
+    @Test
+    void anAcceptedHttpRouteAndAnIstioGatewayArePublishedAndWithdrawn() {
+        var gateways = kind("gateway.networking.k8s.io", "Gateway", "gateways");
+        var routes = kind("gateway.networking.k8s.io", "HTTPRoute", "httproutes");
+        var istioGateways = kind("networking.istio.io", "Gateway", "gateways");
+        ensureCrd(gateways);
+        ensureCrd(routes);
+        ensureCrd(istioGateways);
+        client.genericKubernetesResources(gateways).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("gateway.networking.k8s.io/v1").withKind("Gateway")
+                .withNewMetadata().withNamespace("default").withName("edge").endMetadata()
+                .withAdditionalProperties(Map.of(
+                        "spec", Map.of("gatewayClassName", "x", "listeners", List.of(Map.of("name", "http", "protocol", "HTTP", "port", 80,
+                                "hostname", "*.mesh.test"))),
+                        "status", Map.of("addresses", List.of(Map.of("type", "IPAddress", "value", "203.0.113.50")))))
+                .build()).create();
+        client.genericKubernetesResources(routes).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("gateway.networking.k8s.io/v1").withKind("HTTPRoute")
+                .withNewMetadata().withNamespace("default").withName("shop").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("hostnames", List.of("shop.mesh.test"), "parentRefs", List.of(Map.of("name", "edge")))))
+                .build()).create();
+        // accepted at the route's generation as the CRUD server keeps it
+        var route = client.genericKubernetesResources(routes).inNamespace("default").withName("shop").get();
+        long generation = route.getMetadata().getGeneration() == null ? 0 : route.getMetadata().getGeneration();
+        route.getAdditionalProperties().put("status", Map.of("parents", List.of(Map.of("parentRef", Map.of("name", "edge"),
+                "controllerName", "example.io/gw", "conditions", List.of(Map.of("type", "Accepted", "status", "True",
+                        "observedGeneration", generation, "reason", "Accepted", "message", "", "lastTransitionTime", "2026-01-01T00:00:00Z"))))));
+        client.genericKubernetesResources(routes).resource(route).updateStatus();
+        client.services().resource(new ServiceBuilder().withNewMetadata().withNamespace("default").withName("ingressgateway").endMetadata()
+                .withNewSpec().withType("LoadBalancer").withSelector(Map.of("istio", "ingressgateway")).addNewPort().withPort(80).endPort().endSpec()
+                .build()).create();
+        client.services().resource(new ServiceBuilder(client.services().inNamespace("default").withName("ingressgateway").get())
+                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.60").endIngress().endLoadBalancer().endStatus().build())
+                .updateStatus();
+        client.genericKubernetesResources(istioGateways).resource(new GenericKubernetesResourceBuilder()
+                .withApiVersion("networking.istio.io/v1").withKind("Gateway")
+                .withNewMetadata().withNamespace("default").withName("istio-edge").endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("selector", Map.of("istio", "ingressgateway"),
+                        "servers", List.of(Map.of("port", Map.of("number", 80, "name", "http", "protocol", "HTTP"), "hosts", List.of("*/mesh-gw.mesh.test"))))))
+                .build()).create();
+
+        reconcileUntil("shop.mesh.test", "A", List.of("203.0.113.50"));
+        reconcileUntil("mesh-gw.mesh.test", "A", List.of("203.0.113.60"));
+        assertEquals(List.of(CLAIM + "httproute/default/shop"), read("a-shop.mesh.test", "TXT"));
+        assertEquals(List.of(CLAIM + "gateway/default/istio-edge"), read("a-mesh-gw.mesh.test", "TXT"));
+
+        client.genericKubernetesResources(routes).inNamespace("default").withName("shop").delete();
+        client.genericKubernetesResources(istioGateways).inNamespace("default").withName("istio-edge").delete();
+        reconcileUntil("shop.mesh.test", "A", List.of());
+        reconcileUntil("mesh-gw.mesh.test", "A", List.of());
+        assertEquals(List.of(), read("a-shop.mesh.test", "TXT"));
+        client.genericKubernetesResources(gateways).inNamespace("default").withName("edge").delete();
+        client.services().inNamespace("default").withName("ingressgateway").delete();
         assertEquals(List.of("192.0.2.99"), read("foreign.mesh.test", "A"), "the foreign record is untouched");
     }
 }

@@ -18,4 +18,11 @@ public interface CorednsConfig {
 
     @WithDefault("5s")
     Duration timeout();
+
+    /**
+     * ExternalDNS --coredns-strictly-owned: values carry {@code "owner":"<owner-id>"}; only values of this owner are
+     * read, so no other writer's key is ever updated or deleted.
+     */
+    @WithDefault("false")
+    boolean strictlyOwned();
 }

@@ -42,24 +42,40 @@ import java.util.Set;
  * an unchanged target keeps its key. SRV, MX and NS cannot be written in this format (ExternalDNS
  * would write a broken CNAME): they are refused, and the rest of the batch still goes out. One
  * apply is one etcd transaction per 128 operations (etcd's default --max-txn-ops).
+ *
+ * <p>As ExternalDNS v0.22: an endpoint's {@value #GROUP_PROPERTY} provider-specific property is written as the value's
+ * {@code group} (CoreDNS answers a query only from records of one group) and read back into it; with
+ * {@code strictly-owned} every value written carries {@code "owner":"<owner-id>"} and values of other owners (or none)
+ * are not read at all, so they are never updated or deleted. Field order is Go's struct order: host, text, ttl,
+ * targetstrip, group, owner. A group change alone is not a change to the plan (it compares targets and TTL).
  */
 public final class CorednsProvider implements Provider {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Set<String> WRITABLE = Set.of("A", "AAAA", "CNAME", "TXT", "PTR");
     static final int MAX_TXN_OPS = 128;
+    /** ExternalDNS's provider-specific property for a CoreDNS group. */
+    public static final String GROUP_PROPERTY = "coredns/group";
 
     private final List<URI> urls;
     private final String prefix;
     private final Duration timeout;
     private final DomainFilter filter;
     private final long defaultTtl;
+    /** The owner id written and required in values (strictly-owned), null otherwise. */
+    private final String owner;
     private final HttpClient http;
     private final SecureRandom random = new SecureRandom();
     /** (name, type, target) → etcd key, as last read: updates keep a target's key, deletes remove exactly it. */
     private volatile Map<String, String> keys = Map.of();
 
     public CorednsProvider(List<URI> urls, String prefix, Duration timeout, DomainFilter filter, long defaultTtl) {
+        this(urls, prefix, timeout, filter, defaultTtl, null);
+    }
+
+    /** @param strictOwner the owner id of strictly-owned mode, null for ExternalDNS's default mode */
+    public CorednsProvider(List<URI> urls, String prefix, Duration timeout, DomainFilter filter, long defaultTtl, String strictOwner) {
+        this.owner = strictOwner;
         this.urls = List.copyOf(urls);
         this.prefix = prefix;
         this.timeout = timeout;
@@ -83,7 +99,7 @@ public final class CorednsProvider implements Provider {
         range.put("key", b64(prefix));
         range.put("range_end", b64(prefixEnd(prefix)));
         JsonNode response = post("/v3/kv/range", range);
-        var grouped = new LinkedHashMap<String, List<String[]>>(); // "name type" → [target, ttl]
+        var grouped = new LinkedHashMap<String, List<String[]>>(); // "name type" → [target, ttl, group]
         var newKeys = new HashMap<String, String>();
         for (JsonNode kv : response.path("kvs")) {
             String key = unb64(kv.path("key").asText());
@@ -93,6 +109,8 @@ public final class CorednsProvider implements Provider {
             } catch (IOException e) {
                 continue; // not a SkyDNS record: not ours to read
             }
+            if (owner != null && !owner.equals(svc.path("owner").asText(""))) continue; // strictly owned: another writer's
+            String group = svc.path("group").asText("");
             List<String> labels = new ArrayList<>(Arrays.asList(key.substring(prefix.length()).split("/")));
             Collections.reverse(labels);
             int strip = Math.max(0, Math.min(svc.path("targetstrip").asInt(0), labels.size()));
@@ -102,13 +120,13 @@ public final class CorednsProvider implements Provider {
             String host = svc.path("host").asText("");
             if (!host.isEmpty()) {
                 String type = isPtrName(name) ? "PTR" : Endpoint.isIpLiteral(host) ? (host.contains(":") ? "AAAA" : "A") : "CNAME";
-                grouped.computeIfAbsent(name + " " + type, k -> new ArrayList<>()).add(new String[] {host, ttl});
+                grouped.computeIfAbsent(name + " " + type, k -> new ArrayList<>()).add(new String[] {host, ttl, group});
                 newKeys.put(id(Endpoint.normalizeName(name), type, canonical(type, host)), key);
             }
             String text = svc.path("text").asText("");
             if (!text.isEmpty()) {
                 String plain = TxtQuoting.unquote(text);
-                grouped.computeIfAbsent(name + " TXT", k -> new ArrayList<>()).add(new String[] {plain, ttl});
+                grouped.computeIfAbsent(name + " TXT", k -> new ArrayList<>()).add(new String[] {plain, ttl, group});
                 if (host.isEmpty()) newKeys.put(id(Endpoint.normalizeName(name), "TXT", plain), key);
             }
         }
@@ -118,8 +136,10 @@ public final class CorednsProvider implements Provider {
             int space = e.getKey().lastIndexOf(' ');
             List<String> targets = e.getValue().stream().map(v -> v[0]).toList();
             long ttl = e.getValue().stream().mapToLong(v -> Long.parseLong(v[1])).min().orElse(0);
+            String group = e.getValue().stream().map(v -> v[2]).filter(g -> !g.isEmpty()).findFirst().orElse("");
             try {
-                out.add(new Endpoint(e.getKey().substring(0, space), e.getKey().substring(space + 1), targets, ttl, Map.of(), ""));
+                out.add(new Endpoint(e.getKey().substring(0, space), e.getKey().substring(space + 1), targets, ttl, Map.of(), "",
+                        group.isEmpty() ? Map.of() : Map.of(GROUP_PROPERTY, group)));
             } catch (IllegalArgumentException ignored) {
                 // a value the endpoint model cannot hold: someone else's data, never touched
             }
@@ -168,6 +188,9 @@ public final class CorednsProvider implements Provider {
             }
             if (ttl != 0) svc.put("ttl", ttl);
             if (!ptr) svc.put("targetstrip", 1);
+            String group = e.providerSpecific().getOrDefault(GROUP_PROPERTY, "");
+            if (!group.isEmpty()) svc.put("group", group);
+            if (owner != null) svc.put("owner", owner);
             ops.add(put(key, svc.toString()));
         }
         if (old != null) {

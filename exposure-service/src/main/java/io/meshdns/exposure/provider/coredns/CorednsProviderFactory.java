@@ -44,6 +44,7 @@ public final class CorednsProviderFactory implements ProviderFactory {
         if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.length() < 2) {
             throw new IllegalArgumentException("meshdns.exposure.coredns.prefix: '" + c.prefix() + "' must start and end with '/' (e.g. /skydns/)");
         }
-        return List.of(new CorednsProvider(urls, prefix, c.timeout(), context.domainFilter(), context.defaultTtl().orElse(0L)));
+        return List.of(new CorednsProvider(urls, prefix, c.timeout(), context.domainFilter(), context.defaultTtl().orElse(0L),
+                c.strictlyOwned() ? context.ownerId() : null));
     }
 }

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,5 +92,32 @@ class CorednsProviderTest {
         assertEquals("{\"host\":\"192.0.2.99\",\"targetstrip\":1}", keys.get("/skydns/org/example/foreign/hand"));
         assertTrue(keys.keySet().stream().anyMatch(k -> k.matches("/skydns/org/example/web/[0-9a-f]{8}")), keys.toString());
         assertTrue(keys.containsKey("/skydns/org/example/a-web/1b2c3d4e"));
+    }
+
+    /** ExternalDNS v0.22's --coredns-strictly-owned and coredns/group: what is written, what is read, what is left alone. */
+    @Test
+    void strictlyOwnedValuesCarryTheOwnerAndGroupsAreWritten() throws Exception {
+        etcd.put("/skydns/org/example/strict/mine/0a0b0c0d", "{\"host\":\"203.0.113.30\",\"targetstrip\":1,\"owner\":\"me\"}");
+        etcd.put("/skydns/org/example/strict/a-mine/0e0f1011",
+                "{\"text\":\"\\\"heritage=external-dns,external-dns/owner=me,external-dns/resource=crd/x/y\\\"\",\"targetstrip\":1,\"owner\":\"me\"}");
+        etcd.put("/skydns/org/example/strict/theirs/12131415", "{\"host\":\"203.0.113.31\",\"targetstrip\":1,\"owner\":\"other\"}");
+        var provider = new CorednsProvider(List.of(URI.create(etcd.clientUrl())), "/skydns/", Duration.ofSeconds(5), FILTER, 0, "me");
+        var names = provider.records().stream().map(Endpoint::dnsName).toList();
+        assertTrue(names.contains("mine.strict.example.org") && !names.contains("theirs.strict.example.org") && !names.contains("web.example.org"),
+                "only this owner's values are read: " + names);
+
+        var grouped = new Endpoint("grp.strict.example.org", "A", List.of("203.0.113.40"), 0, Map.of(Endpoint.RESOURCE_LABEL, "crd/x/y"), "",
+                Map.of(CorednsProvider.GROUP_PROPERTY, "g1"));
+        var r = new Reconciler(new TxtRegistry(provider, "me", TxtNameMapper.plain(), 0), Policy.SYNC, FILTER, false);
+        var first = r.reconcile(new Desired(List.of(ep("mine.strict.example.org", "A", "crd/x/y", 0, "203.0.113.30"), grouped), Set.of()));
+        assertEquals(1, first.changes().create().size(), first.changes().describe());
+        var values = etcd.range("/skydns/org/example/strict/grp/");
+        assertEquals(List.of("{\"host\":\"203.0.113.40\",\"targetstrip\":1,\"group\":\"g1\",\"owner\":\"me\"}"), List.copyOf(values.values()));
+        assertEquals(Map.of(CorednsProvider.GROUP_PROPERTY, "g1"), provider.records().stream()
+                .filter(e -> e.dnsName().equals("grp.strict.example.org") && e.recordType().equals("A")).findFirst().orElseThrow().providerSpecific());
+        assertEquals("{\"host\":\"203.0.113.31\",\"targetstrip\":1,\"owner\":\"other\"}",
+                etcd.range("/skydns/org/example/strict/theirs/").values().iterator().next(), "another owner's value untouched");
+        assertTrue(r.reconcile(new Desired(List.of(ep("mine.strict.example.org", "A", "crd/x/y", 0, "203.0.113.30"), grouped), Set.of()))
+                .changes().isEmpty(), "stable");
     }
 }

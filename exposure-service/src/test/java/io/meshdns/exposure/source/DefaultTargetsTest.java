@@ -1,0 +1,58 @@
+package io.meshdns.exposure.source;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** ExternalDNS's --default-targets / --force-default-targets (source/wrappers/multisource.go) over DNSEndpoint entries. */
+class DefaultTargetsTest {
+
+    static final String DNS_ENDPOINT = """
+            apiVersion: externaldns.k8s.io/v1alpha1
+            kind: DNSEndpoint
+            metadata: {name: edge, namespace: shop}
+            spec:
+              endpoints:
+              - {dnsName: empty.example.org, recordType: A, recordTTL: 60}
+              - {dnsName: alias.example.org, recordType: CNAME}
+              - {dnsName: given.example.org, recordType: A, targets: [192.0.2.1]}
+              - {dnsName: text.example.org, recordType: TXT, targets: [hello]}
+            """;
+
+    static Set<String> run(List<String> defaults, boolean force) {
+        var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), defaults, force);
+        var out = new ObjectTranslation(settings, Set.of("crd"))
+                .translate(List.of((HasMetadata) new KubernetesSerialization().unmarshal(DNS_ENDPOINT)));
+        var lines = new TreeSet<String>();
+        out.endpoints().forEach(e -> lines.add(e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets() + " " + e.resource()));
+        return lines;
+    }
+
+    @Test
+    void emptyTargetsTakeTheDefaults() {
+        assertEquals(Set.of("alias.example.org 0 A [203.0.113.1] crd/shop/edge", "alias.example.org 0 AAAA [2001:db8::1] crd/shop/edge",
+                        "empty.example.org 60 A [203.0.113.1] crd/shop/edge", "empty.example.org 60 AAAA [2001:db8::1] crd/shop/edge",
+                        "given.example.org 0 A [192.0.2.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"),
+                run(List.of("203.0.113.1", "2001:db8::1"), false));
+        assertEquals(Set.of("alias.example.org 0 CNAME [lb.example.net] crd/shop/edge", "empty.example.org 60 CNAME [lb.example.net] crd/shop/edge",
+                "given.example.org 0 A [192.0.2.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"), run(List.of("lb.example.net"), false));
+    }
+
+    @Test
+    void forcedDefaultsReplaceEveryAddressTarget() {
+        assertEquals(Set.of("alias.example.org 0 A [203.0.113.1] crd/shop/edge", "empty.example.org 60 A [203.0.113.1] crd/shop/edge",
+                "given.example.org 0 A [203.0.113.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"), run(List.of("203.0.113.1"), true));
+    }
+
+    @Test
+    void withoutDefaultsAnEmptyEntryStaysEmpty() {
+        assertEquals(Set.of("alias.example.org 0 CNAME [] crd/shop/edge", "empty.example.org 60 A [] crd/shop/edge",
+                "given.example.org 0 A [192.0.2.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"), run(List.of(), false));
+    }
+}
