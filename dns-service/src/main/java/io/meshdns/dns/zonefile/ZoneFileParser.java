@@ -28,10 +28,11 @@ public final class ZoneFileParser {
         }
         try (Master master = new Master(file.toString())) {
             return toContent(file.toString(), master);
-        } catch (IOException | IllegalArgumentException e) {
-            // dnsjava's master-file reader throws IllegalArgumentExceptions too (a relative '@' or name without
-            // $ORIGIN: RelativeNameException; found by ZoneFileFuzz): the same one-line error as a syntax error.
-            throw new ZoneFileException(withFile(file.toString(), e.getMessage()), e);
+        } catch (IOException | RuntimeException e) {
+            // dnsjava's master-file reader throws runtime exceptions too (found by ZoneFileFuzz: '@' without $ORIGIN,
+            // RelativeNameException; an empty quoted owner name, StringIndexOutOfBoundsException): an unreadable zone
+            // file either way, reported in the same one line as a syntax error.
+            throw new ZoneFileException(withFile(file.toString(), String.valueOf(e.getMessage())), e);
         }
     }
 
@@ -40,8 +41,8 @@ public final class ZoneFileParser {
         InputStream in = new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
         try (Master master = new Master(in)) {
             return toContent(name, master);
-        } catch (IOException | IllegalArgumentException e) {
-            throw new ZoneFileException(withFile(name, e.getMessage()), e);
+        } catch (IOException | RuntimeException e) {
+            throw new ZoneFileException(withFile(name, String.valueOf(e.getMessage())), e);
         }
     }
 

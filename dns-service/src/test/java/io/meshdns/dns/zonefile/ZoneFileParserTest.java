@@ -69,4 +69,12 @@ class ZoneFileParserTest {
                 () -> ZoneFileParser.parse("rel.zone", "$TTL 300\n@ IN SOA ns hostmaster 1 2 3 4 5\n"));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("rel.zone: "), e.getMessage());
     }
+
+    /** Found by ZoneFileFuzz: an empty quoted owner name made dnsjava's reader throw StringIndexOutOfBoundsException. */
+    @Test
+    void anEmptyQuotedOwnerIsAZoneFileError() {
+        ZoneFileException e = org.junit.jupiter.api.Assertions.assertThrows(ZoneFileException.class,
+                () -> ZoneFileParser.parse("q.zone", "$ORIGIN example.test.\n$TTL 150\n\"\" 60 IN A 192.0.2.1\n"));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("q.zone: "), e.getMessage());
+    }
 }
