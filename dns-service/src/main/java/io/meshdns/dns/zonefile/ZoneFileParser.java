@@ -5,6 +5,7 @@ import org.xbill.DNS.Master;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
+import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
 import java.io.ByteArrayInputStream;
@@ -50,6 +51,13 @@ public final class ZoneFileParser {
         List<Record> records = new ArrayList<>();
         SOARecord soa = null;
         for (Record r = master.nextRecord(); r != null; r = master.nextRecord()) {
+            try {
+                r.toWire(Section.ANSWER); // served as is: a record the reader accepts but cannot encode is refused here
+            } catch (RuntimeException e) {
+                // Found by ZoneFileFuzz: an HTTPS alpn value over 255 bytes parses and then fails every answer.
+                throw new ZoneFileException(file + ": " + r.getName() + " " + Type.string(r.getType())
+                        + " cannot be encoded: " + e.getMessage(), e);
+            }
             if (r.getType() == Type.SOA) {
                 if (soa != null) {
                     throw new ZoneFileException(file + ": more than one SOA record (" + soa.getName() + ", "
