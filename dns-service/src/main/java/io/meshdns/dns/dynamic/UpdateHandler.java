@@ -3,6 +3,7 @@ package io.meshdns.dns.dynamic;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.server.RequestHandler;
+import io.meshdns.dns.tsig.MessageLayout;
 import io.meshdns.dns.tsig.TsigVerdict;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -48,10 +49,14 @@ public class UpdateHandler implements RequestHandler {
 
     @Override
     public CompletionStage<Reply> handle(QueryContext ctx, byte[] wire) {
-        return handle(ctx.query(), ctx.client(), ctx.tsig());
+        return handle(ctx.query(), ctx.client(), ctx.tsig(), wire);
     }
 
     private CompletionStage<Reply> handle(Message request, ClientInfo client, TsigVerdict tsig) {
+        return handle(request, client, tsig, null);
+    }
+
+    private CompletionStage<Reply> handle(Message request, ClientInfo client, TsigVerdict tsig, byte[] wire) {
         DynamicSettings settings = zones.settings();
         List<Record> zoneSection = request.getSection(Section.ZONE);
         Record zoneRecord = zoneSection.size() == 1 ? zoneSection.get(0) : null;
@@ -62,7 +67,7 @@ public class UpdateHandler implements RequestHandler {
             LOG.debugf("unsigned UPDATE from %s refused", client.address());
             return done(request, zoneRecord, Rcode.REFUSED, tsig, NO_ZONE);
         }
-        if (zoneRecord == null || zoneRecord.getType() != Type.SOA) {
+        if (zoneRecord == null || zoneRecord.getType() != Type.SOA || ttlAbove31Bits(wire)) {
             return done(request, zoneRecord, Rcode.FORMERR, tsig, NO_ZONE);
         }
         Name origin = zoneRecord.getName();
@@ -70,6 +75,15 @@ public class UpdateHandler implements RequestHandler {
             return done(request, zoneRecord, Rcode.NOTAUTH, tsig, NO_ZONE);
         }
         return zones.update(origin, request).thenApply(rcode -> build(request, zoneRecord, rcode, tsig, origin.toString()));
+    }
+
+    /**
+     * A record asks for a TTL above 2^31-1 (RFC 2181 section 8 makes TTLs 31-bit). The parser reads such a TTL as 0, so
+     * it is read from the bytes: refused, not stored as 0, so the writer learns at once (see README, prescan).
+     */
+    private static boolean ttlAbove31Bits(byte[] wire) {
+        MessageLayout layout = wire == null ? null : MessageLayout.of(wire);
+        return layout != null && layout.ttlTopBitSet();
     }
 
     private static CompletionStage<Reply> done(Message request, Record zone, int rcode, TsigVerdict tsig, String label) {

@@ -42,11 +42,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Packet in, packet(s) out; shared by the UDP and TCP listeners. Drops what must not be answered
- * (shorter than a header, or a response: QR=1, which also stops reflection loops), answers
- * FORMERR with a bare 12-byte header to what does not parse (never larger than the query), then
- * dispatches on the opcode to a {@link RequestHandler} (none: NOTIMP), encodes within the client's
- * size limit, and records metrics and the optional query log.
+ * Packet in, packet(s) out; shared by the UDP and TCP listeners. {@link RequestFate#decide} decides what becomes of
+ * a request (dropped, FORMERR, a TSIG refusal, NOTIMP, a handler or a zone transfer); this class carries that out,
+ * encodes within the client's size limit, records metrics and the optional query log, and is the one place that
+ * catches what a handler, a transfer or the encoding throws (SERVFAIL, counted, logged at most once per 10 s).
+ * It is over 400 lines because it also holds the UDP fast path ({@link #fastAnswer}), which must count its answers
+ * in the same meters and fill the same memo as the slow path.
  */
 @ApplicationScoped
 public class RequestProcessor {

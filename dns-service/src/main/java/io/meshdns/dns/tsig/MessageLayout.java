@@ -5,11 +5,12 @@ package io.meshdns.dns.tsig;
  * 4.1): where the message ends, and where its last record starts and of which type it is. A parser keeps neither,
  * yet a TSIG's MAC covers the bytes before that last record only (RFC 8945 section 4.3), so anything after the
  * message's end is unsigned. The last record's class and TTL as sent, too: a parser reads a TTL with the top bit set
- * as 0 (RFC 2181 section 8), so a TSIG whose TTL field was changed that way would still verify. Pure; never
+ * as 0 (RFC 2181 section 8), so a TSIG whose TTL field was changed that way would still verify; and whether any
+ * record's TTL has that bit set (an UPDATE asking for such a TTL is refused, not stored as 0). Pure; never
  * throws: a walk that runs off the bytes is {@code null}.
  */
 public record MessageLayout(int end, int lastRecordStart, int lastRecordType, int lastRecordClass, long lastRecordTtl,
-                            int tsigRecords) {
+                            int tsigRecords, boolean ttlTopBitSet) {
 
     private static final int TSIG = 250;
 
@@ -31,6 +32,7 @@ public record MessageLayout(int end, int lastRecordStart, int lastRecordType, in
         int lastType = -1;
         int lastClass = -1;
         long lastTtl = -1;
+        boolean topBit = false;
         int tsigs = 0;
         for (int section = 1; section <= 3; section++) {
             int count = u16(wire, 4 + 2 * section);
@@ -52,12 +54,13 @@ public record MessageLayout(int end, int lastRecordStart, int lastRecordType, in
                 lastType = type;
                 lastClass = dclass;
                 lastTtl = ttl;
+                topBit |= type != 41 && ttl > 0x7FFFFFFFL; // not OPT: its "TTL" holds the extended RCODE and flags
                 if (section == 3 && type == TSIG) {
                     tsigs++;
                 }
             }
         }
-        return new MessageLayout(pos, lastStart, lastType, lastClass, lastTtl, tsigs);
+        return new MessageLayout(pos, lastStart, lastType, lastClass, lastTtl, tsigs, topBit);
     }
 
     /** Past a (possibly compressed) name starting at {@code pos}; -1 when it runs off the end or uses a reserved label type. */

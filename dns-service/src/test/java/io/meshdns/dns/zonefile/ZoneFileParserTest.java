@@ -69,4 +69,22 @@ class ZoneFileParserTest {
                 () -> ZoneFileParser.parse("rel.zone", "$TTL 300\n@ IN SOA ns hostmaster 1 2 3 4 5\n"));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("rel.zone: "), e.getMessage());
     }
+
+    /** Found by ZoneFileFuzz: an empty quoted owner name made dnsjava's reader throw StringIndexOutOfBoundsException. */
+    @Test
+    void anEmptyQuotedOwnerIsAZoneFileError() {
+        ZoneFileException e = org.junit.jupiter.api.Assertions.assertThrows(ZoneFileException.class,
+                () -> ZoneFileParser.parse("q.zone", "$ORIGIN example.test.\n$TTL 150\n\"\" 60 IN A 192.0.2.1\n"));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("q.zone: "), e.getMessage());
+    }
+
+    /** Found by ZoneFileFuzz: an HTTPS alpn value of 300 bytes parses but cannot be encoded, so every answer failed. */
+    @Test
+    void aRecordThatCannotBeEncodedIsAZoneFileError() {
+        String text = "$ORIGIN example.test.\n$TTL 150\n@ IN SOA ns hostmaster 1 2 3 4 5\n"
+                + "d HTTPS 1 . alpn=" + "x".repeat(300) + "\n";
+        ZoneFileException e = org.junit.jupiter.api.Assertions.assertThrows(ZoneFileException.class,
+                () -> ZoneFileParser.parse("h.zone", text));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("h.zone: d.example.test. HTTPS"), e.getMessage());
+    }
 }
