@@ -68,10 +68,29 @@ public sealed interface CatalogEntry {
 
     /** A discovery.k8s.io/v1 EndpointSlice, keyed by its own name, pointing at {@code serviceName}. */
     record EndpointSlice(String cluster, String namespace, String name, String serviceName, String addressType,
-                         java.util.List<EndpointAddress> endpoints, java.util.List<PortSpec> ports) implements CatalogEntry {
+                         java.util.List<EndpointAddress> endpoints, java.util.List<PortSpec> ports,
+                         String lastChangeTriggerTime) implements CatalogEntry {
         public EndpointSlice {
             endpoints = endpoints == null ? java.util.List.of() : java.util.List.copyOf(endpoints);
             ports = ports == null ? java.util.List.of() : java.util.List.copyOf(ports);
+        }
+
+        public EndpointSlice(String cluster, String namespace, String name, String serviceName, String addressType,
+                             java.util.List<EndpointAddress> endpoints, java.util.List<PortSpec> ports) {
+            this(cluster, namespace, name, serviceName, addressType, endpoints, ports, null);
+        }
+
+        /**
+         * When the change behind this version of the slice happened at the API server (the EndpointSlice controller's
+         * {@code endpoints.kubernetes.io/last-change-trigger-time}: a pod turned ready, a Service changed), if known.
+         */
+        public java.util.Optional<java.time.Instant> triggeredAt() {
+            if (lastChangeTriggerTime == null || lastChangeTriggerTime.isEmpty()) return java.util.Optional.empty();
+            try {
+                return java.util.Optional.of(java.time.OffsetDateTime.parse(lastChangeTriggerTime).toInstant());
+            } catch (java.time.format.DateTimeParseException e) {
+                return java.util.Optional.empty();
+            }
         }
 
         public ObjectRef ref() {

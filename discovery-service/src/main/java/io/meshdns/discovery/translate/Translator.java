@@ -27,6 +27,8 @@ import java.util.Set;
  */
 public final class Translator {
     public static final String SERVICE_NAME_LABEL = "kubernetes.io/service-name";
+    /** Set by the EndpointSlice controller: when the change that produced this version of the slice happened. */
+    public static final String LAST_CHANGE_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time";
     public static final String ISTIO_GROUP = "networking.istio.io";
     public static final String MCS_GROUP = "multicluster.x-k8s.io";
     /** Istio's per-Service visibility annotation (comma-separated namespaces, {@code .} and {@code *}). */
@@ -155,7 +157,11 @@ public final class Translator {
                 ports.add(new PortSpec(p.getName(), p.getProtocol(), p.getPort()));
             }
         }
-        return new Translation.Accepted(new CatalogEntry.EndpointSlice(cluster, ns, name, serviceName, addressType, endpoints, ports));
+        // When the change behind this slice happened at the API server: the nodes measure how long it took to answer it.
+        String triggered = slice.getMetadata().getAnnotations() == null ? null
+                : slice.getMetadata().getAnnotations().get(LAST_CHANGE_TRIGGER_TIME);
+        return new Translation.Accepted(new CatalogEntry.EndpointSlice(cluster, ns, name, serviceName, addressType, endpoints, ports,
+                triggered));
     }
 
     public static Translation pod(String cluster, io.fabric8.kubernetes.api.model.Pod pod) {

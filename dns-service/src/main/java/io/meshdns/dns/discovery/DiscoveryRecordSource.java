@@ -66,6 +66,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
     private EventBusCatalogFeed busFeed;
     private LongAdder reconnects;
     private Timer applyTimer;
+    private ProgrammingLatency programming;
     private volatile boolean loaded;
     private boolean persistScheduled;
     /** The feed to connect once the listeners are open (see {@link #connectFeed()}); null once connected. */
@@ -105,6 +106,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         reconnects = Counters.register(registry, "meshdns.discovery.client.reconnects", "Reconnects of the discovery feed");
         applyTimer = Timer.builder("meshdns.discovery.client.apply").description("Apply, compile and publish of one catalog change")
                 .register(registry);
+        programming = new ProgrammingLatency(registry);
         catalogThread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "meshdns-catalog");
             t.setDaemon(true);
@@ -189,8 +191,10 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
                 long start = System.nanoTime();
                 CatalogFollower.Outcome outcome = follower.accept(event);
                 if (outcome == CatalogFollower.Outcome.CHANGED) {
-                    publish(follower.catalog(), WatchEvent.DELTA.equals(event.type()) ? event.delta() : null);
+                    CatalogDelta delta = WatchEvent.DELTA.equals(event.type()) ? event.delta() : null;
+                    publish(follower.catalog(), delta);
                     applyTimer.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+                    if (delta != null) programming.observe(delta, follower.catalog(), java.time.Instant.now());
                 }
                 result.complete(outcome);
             } catch (Throwable t) {

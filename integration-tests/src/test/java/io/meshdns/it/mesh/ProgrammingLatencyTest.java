@@ -1,0 +1,114 @@
+package io.meshdns.it.mesh;
+
+import io.meshdns.it.testing.Dns;
+import io.meshdns.it.testing.ServiceProcess;
+import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * CoreDNS's programming-latency histogram on a node: an EndpointSlice change stamped by the EndpointSlice controller
+ * ({@code endpoints.kubernetes.io/last-change-trigger-time}) travels through discovery-service to the packaged
+ * dns-service, and the node records how long it took from that instant to answering it, under the service's kind.
+ */
+class ProgrammingLatencyTest {
+    private static final String TOKEN = "programming-token";
+
+    @Test
+    void aSliceChangeIsTimedFromItsTriggerToTheNodeAnsweringIt() throws Exception {
+        Path dir = Files.createTempDirectory("meshdns-programming");
+        Path east = Files.createDirectories(dir.resolve("manifests/east"));
+        Path file = east.resolve("db.yaml");
+        Files.writeString(file, headless("10.1.0.5", Instant.now().minus(1, ChronoUnit.HOURS)));
+        try (ServiceProcess discovery = new ServiceProcess("discovery", "discovery-service", dir)
+                .property("meshdns.discovery.enabled-local-cluster", "false")
+                .property("meshdns.discovery.cluster-name", "east")
+                .property("meshdns.discovery.manifest-dirs", east.getParent().toString())
+                .property("meshdns.discovery.manifest-poll-interval", "100ms")
+                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
+                .property("meshdns.discovery.shared-token", TOKEN).start()) {
+            int port = ExternalDnsServer.freePort();
+            try (ServiceProcess node = new ServiceProcess("node", "dns-service", dir)
+                    .property("meshdns.dns.port", String.valueOf(port))
+                    .property("meshdns.dns.upstreams", "127.0.0.1:9")
+                    .property("meshdns.dns.discovery-url", discovery.httpUrl())
+                    .property("meshdns.dns.discovery-token", TOKEN)
+                    .property("meshdns.dns.cluster-name", "east").start()) {
+                Dns dns = new Dns(port);
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                        .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.5")));
+                assertEquals(0, count(node), "the first snapshot's slices are old news, not observed");
+
+                Instant trigger = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+                Files.writeString(file, headless("10.1.0.6", trigger));
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                        .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.6")));
+                await().atMost(Duration.ofSeconds(10)).until(() -> count(node) == 1);
+                double seconds = sum(node);
+                System.out.printf("programming latency: %.3f s from the trigger (whole seconds) to the node answering%n", seconds);
+                assertTrue(seconds >= 0 && seconds < 30, seconds + " s");
+            }
+        }
+    }
+
+    private static String headless(String ip, Instant trigger) {
+        return """
+                apiVersion: v1
+                kind: Namespace
+                metadata: {name: shop}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: db, namespace: shop}
+                spec: {clusterIP: None, ports: [{name: pg, port: 5432}]}
+                ---
+                apiVersion: discovery.k8s.io/v1
+                kind: EndpointSlice
+                metadata:
+                  name: db-1
+                  namespace: shop
+                  labels: {kubernetes.io/service-name: db}
+                  annotations: {endpoints.kubernetes.io/last-change-trigger-time: "%s"}
+                addressType: IPv4
+                endpoints: [{addresses: ["%s"], conditions: {ready: true}}]
+                ports: [{name: pg, port: 5432}]
+                """.formatted(trigger.toString(), ip);
+    }
+
+    private static final Pattern COUNT = Pattern.compile(
+            "coredns_kubernetes_dns_programming_duration_seconds_count\\{[^}]*service_kind=\"headless_with_selector\"[^}]*} ([0-9.eE+-]+)");
+    private static final Pattern SUM = Pattern.compile(
+            "coredns_kubernetes_dns_programming_duration_seconds_sum\\{[^}]*service_kind=\"headless_with_selector\"[^}]*} ([0-9.eE+-]+)");
+
+    private static double count(ServiceProcess node) throws Exception {
+        return value(node, COUNT);
+    }
+
+    private static double sum(ServiceProcess node) throws Exception {
+        return value(node, SUM);
+    }
+
+    private static double value(ServiceProcess node, Pattern p) throws Exception {
+        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.httpUrl() + "/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = p.matcher(metrics);
+        if (!m.find()) throw new AssertionError("no " + p.pattern() + " in the node's metrics");
+        return Double.parseDouble(m.group(1));
+    }
+}
