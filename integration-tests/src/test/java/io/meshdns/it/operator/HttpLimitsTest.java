@@ -25,8 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The HTTP port can never starve DNS: a packaged dns-service with 1,024 descriptors (prlimit; about 355 are in use
- * after the start: jars, event loops, the forwarder's 256 upstream sockets) gets 700 idle HTTP
+ * The HTTP port can never starve DNS: a packaged dns-service with 1,024 descriptors (prlimit; about 110 are in use
+ * after the start: jars, event loops, one upstream socket per family, the pool growing with forwarded queries) gets 700 idle HTTP
  * connections, and DNS over TCP and UDP is still answered, and once the flood's connections go idle past the
  * idle timeout the health endpoint answers again. Before the HTTP limits (no connection cap, a 30-minute idle
  * timeout) the same flood took every descriptor: DNS over TCP could no longer accept, and health failed.
