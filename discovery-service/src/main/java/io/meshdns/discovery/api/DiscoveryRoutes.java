@@ -203,6 +203,10 @@ public class DiscoveryRoutes {
             m.put("local", c.local());
             m.put("stale", c.stale());
             m.put("lastSyncEpochMillis", c.lastSyncEpochMillis());
+            if (c.gatewayHealthy() != null) {
+                m.put("gatewayHealthy", c.gatewayHealthy());
+                m.put("gatewayHealthSinceEpochMillis", c.healthChangedEpochMillis());
+            }
             ClusterWatcher.SyncState s = sync.get(c.name());
             if (s != null) {
                 // Live, unlike the catalog's stale flag (which waits for stale-after): a cut watch shows within a second.

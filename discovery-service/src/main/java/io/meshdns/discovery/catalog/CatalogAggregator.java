@@ -57,6 +57,7 @@ public final class CatalogAggregator {
     private Catalog current;
     private final Map<ObjectRef, Optional<CatalogEntry>> pending = new LinkedHashMap<>();
     private final TreeMap<String, ClusterStatus> clusters = new TreeMap<>();
+    private final Map<String, GatewayHealthMark> gatewayHealth = new HashMap<>();
     private boolean clustersDirty;
     private final ArrayDeque<CatalogDelta> history = new ArrayDeque<>();
     private final Set<String> awaitingInitialSync = new HashSet<>();
@@ -162,6 +163,33 @@ public final class CatalogAggregator {
         }
     }
 
+    /**
+     * The gateway probes' verdict on a cluster's data plane, merged into its status (the watchers and manifests
+     * that report the status know nothing of it); it goes out with the next version when it changed.
+     */
+    public void updateGatewayHealth(String cluster, boolean healthy, long sinceEpochMillis) {
+        synchronized (lock) {
+            GatewayHealthMark mark = new GatewayHealthMark(healthy, sinceEpochMillis);
+            if (!mark.equals(gatewayHealth.put(cluster, mark))) {
+                clustersDirty = true;
+                changed();
+            }
+        }
+    }
+
+    private record GatewayHealthMark(boolean healthy, long since) {
+    }
+
+    /** The statuses as they go out: each with its gateway's health, when probed. Caller holds the lock. */
+    private List<ClusterStatus> clusterStatuses() {
+        List<ClusterStatus> out = new ArrayList<>(clusters.size());
+        for (ClusterStatus c : clusters.values()) {
+            GatewayHealthMark m = gatewayHealth.get(c.name());
+            out.add(m == null ? c : c.withGatewayHealth(m.healthy(), m.since()));
+        }
+        return List.copyOf(out);
+    }
+
     /** A cluster removed from the configuration: its status and every entry of it go away. */
     public void removeCluster(String cluster) {
         synchronized (lock) {
@@ -261,7 +289,7 @@ public final class CatalogAggregator {
                 }
             }
             pending.clear();
-            List<ClusterStatus> clusterList = clustersDirty ? List.copyOf(clusters.values()) : null;
+            List<ClusterStatus> clusterList = clustersDirty ? clusterStatuses() : null;
             clustersDirty = false;
             if (clusterList != null && clusterList.equals(current.clusters())) clusterList = null;
             // The first version after ready is made even when empty: clients waiting for readiness need a version to start from.

@@ -118,10 +118,12 @@ public class StatusPage {
         for (ClusterStatus c : catalog.clusters()) {
             StringBuilder entries = new StringBuilder();
             counts.getOrDefault(c.name(), Map.of()).forEach((kind, n) -> entries.append(entries.length() == 0 ? "" : ", ").append(n).append(' ').append(kind));
+            String gateway = c.gatewayHealthy() == null ? "not probed"
+                    : (c.gatewayHealthy() ? "up" : "DOWN") + " since " + HtmlPage.ago(c.healthChangedEpochMillis());
             clusters.add(List.of(c.name(), c.local() ? "local" : "remote", c.stale() ? "stale" : "fresh",
-                    HtmlPage.ago(c.lastSyncEpochMillis()), entries.toString(), String.join(", ", c.gatewayAddresses())));
+                    HtmlPage.ago(c.lastSyncEpochMillis()), entries.toString(), String.join(", ", c.gatewayAddresses()), gateway));
         }
-        page.section("Clusters").table("clusters", List.of("cluster", "role", "state", "last sync", "entries", "gateways"), clusters,
+        page.section("Clusters").table("clusters", List.of("cluster", "role", "state", "last sync", "entries", "gateways", "gateway probe"), clusters,
                 "no clusters known yet");
 
         List<List<String>> watchers = new ArrayList<>();

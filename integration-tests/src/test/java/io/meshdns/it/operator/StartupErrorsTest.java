@@ -38,6 +38,7 @@ class StartupErrorsTest {
             "dns-service | meshdns.dns.cache.max-entries | many | Expected an integer value, got \"many\"",
             "discovery-service | meshdns.discovery.batch-window | soon | Invalid duration: soon",
             "discovery-service | meshdns.discovery.heartbeat-interval | 45s | must be at most half of quarkus.http.idle-timeout (PT1M), or the HTTP server closes quiet watch streams between heartbeats, got PT45S",
+            "discovery-service | meshdns.discovery.cluster-health.interval | 0s | must be positive, got PT0S",
             "discovery-service | meshdns.discovery.cluster-name | Not_A_Label | must be a DNS label (lower case letters, digits, '-'), got 'Not_A_Label'",
             "dns-service | meshdns.http.allowed-hosts | bad_name! | 'bad_name!' is not a host name",
             "dns-service | meshdns.dns.upstreams | https://192.0.2.1 | 'https://192.0.2.1' has the scheme 'https://': only dns:// (plain, the default) and tls:// (DNS over TLS) are served",
