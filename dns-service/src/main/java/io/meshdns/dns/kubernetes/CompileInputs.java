@@ -28,12 +28,15 @@ final class CompileInputs {
     final Set<Name> suffixZones;
     /** Stale remote clusters whose entries are left out ({@code meshdns.dns.multicluster.stale-clusters=drop}). */
     final Set<String> dropped;
+    /** Remote clusters whose gateway is down or that are stale ({@code meshdns.dns.multicluster.unhealthy-clusters=drop}). */
+    final Set<String> unhealthy;
     private final Map<String, Name> nsSuffixes = new HashMap<>();
     private final Map<String, Name> srvPrefixes = new HashMap<>();
 
     CompileInputs(MeshSettings settings, String local, Map<String, List<InetAddress>> gateways, Set<Name> suffixZones,
-                  Set<String> dropped) {
+                  Set<String> dropped, Set<String> unhealthy) {
         this.dropped = Set.copyOf(dropped);
+        this.unhealthy = Set.copyOf(unhealthy);
         this.settings = settings;
         this.local = local;
         this.gateways = gateways;

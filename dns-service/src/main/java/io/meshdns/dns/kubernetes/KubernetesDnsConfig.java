@@ -81,6 +81,14 @@ public interface KubernetesDnsConfig {
          */
         @WithDefault("keep")
         String staleClusters();
+
+        /**
+         * {@code meshdns.dns.multicluster.unhealthy-clusters}: {@code keep} (today's answers whatever discovery knows of a
+         * cluster's health) or {@code drop} (a remote cluster whose east-west gateway is down, or that is stale, leaves
+         * the answers of every name a healthy cluster also answers; a name only unhealthy clusters answer keeps them).
+         */
+        @WithDefault("keep")
+        String unhealthyClusters();
     }
 
     interface Clusterset {

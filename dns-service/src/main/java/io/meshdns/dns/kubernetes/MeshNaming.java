@@ -94,6 +94,7 @@ public class MeshNaming {
     }
 
     /** {@code meshdns.dns.multicluster.stale-clusters}. */
+    /** What happens to a remote cluster's records when it is stale (or, for the health policy, unhealthy). */
     enum StaleClusters {
         KEEP, DROP
     }
@@ -149,6 +150,8 @@ public class MeshNaming {
                 c.placeholder().ttl(), placeholderService);
         String cluster = c.clusterName().filter(s -> !s.isBlank()).orElse(null);
         StaleClusters staleClusters = enumValue("meshdns.dns.multicluster.stale-clusters", c.multicluster().staleClusters(), StaleClusters.class);
+        StaleClusters unhealthyClusters = enumValue("meshdns.dns.multicluster.unhealthy-clusters", c.multicluster().unhealthyClusters(),
+                StaleClusters.class);
         List<String> exportDefault = new ArrayList<>();
         for (String scope : c.defaultExportTo()) {
             String t = scope.trim();
@@ -162,7 +165,7 @@ public class MeshNaming {
         try {
             return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
                     placeholder, c.autopath().enabled(), c.multicluster().failoverToRemote(), c.clusterset().perClusterNames(),
-                    exportDefault, staleClusters == StaleClusters.DROP);
+                    exportDefault, staleClusters == StaleClusters.DROP, unhealthyClusters == StaleClusters.DROP);
         } catch (IllegalArgumentException e) {
             // the message starts with the key that is missing (placeholder.ipv4)
             throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", e.getMessage(), e);

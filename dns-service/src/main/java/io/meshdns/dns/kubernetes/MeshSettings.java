@@ -30,12 +30,24 @@ import java.util.Map;
  * @param defaultExportTo      Istio's {@code defaultServiceExportTo}: the exportTo of objects that set none
  * @param dropStaleClusters    a remote cluster discovery marks stale (unreachable for its stale-after) loses its records
  *                             here; false keeps its last known state
+ * @param dropUnhealthyClusters a remote cluster whose east-west gateway discovery's probes find down, or that is stale,
+ *                             leaves the answers of every name another, healthy cluster also answers (fail-open: a
+ *                             name only unhealthy clusters answer keeps them all, as Submariner Lighthouse does)
  */
 public record MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                            RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
                            PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath,
                            boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
-                           boolean dropStaleClusters) {
+                           boolean dropStaleClusters, boolean dropUnhealthyClusters) {
+
+    public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
+                        RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
+                        PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath,
+                        boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
+                        boolean dropStaleClusters) {
+        this(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, false);
+    }
 
     public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                         RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
@@ -63,38 +75,43 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     public MeshSettings withLocalCluster(String cluster) {
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withPods(PodRecords p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withPlaceholder(Placeholder p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withClustersetPerClusterNames(boolean on) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, on, defaultExportTo, dropStaleClusters);
+                failoverToRemote, on, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
     }
 
     public MeshSettings withDropStaleClusters(boolean drop) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop);
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop, dropUnhealthyClusters);
+    }
+
+    public MeshSettings withDropUnhealthyClusters(boolean drop) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, drop);
     }
 
     public MeshSettings withDefaultExportTo(List<String> scopes) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters);
+                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters, dropUnhealthyClusters);
     }
 
     /** {@code meshdns.dns.remote-service-policy}. */

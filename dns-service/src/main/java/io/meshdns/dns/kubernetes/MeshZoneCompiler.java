@@ -167,7 +167,14 @@ public final class MeshZoneCompiler {
                 if (c.stale() && !c.name().equals(local)) dropped.add(c.name());
             }
         }
-        return java.util.Arrays.asList(local, gateways, dropped);
+        Set<String> unhealthy = new TreeSet<>();
+        if (settings.dropUnhealthyClusters()) {
+            for (ClusterStatus c : catalog.clusters()) {
+                boolean down = c.stale() || Boolean.FALSE.equals(c.gatewayHealthy());
+                if (down && !c.name().equals(local)) unhealthy.add(c.name());
+            }
+        }
+        return java.util.Arrays.asList(local, gateways, dropped, unhealthy);
     }
 
     private static String groupKey(String namespace, String name) {
@@ -218,7 +225,9 @@ public final class MeshZoneCompiler {
             if (settings.placeholder().enabled()) suffixes.addAll(settings.placeholder().serviceEntrySuffixes());
             @SuppressWarnings("unchecked")
             Set<String> dropped = (Set<String>) context.get(2);
-            this.in = new CompileInputs(settings, (String) context.get(0), gw, suffixes, dropped);
+            @SuppressWarnings("unchecked")
+            Set<String> unhealthy = (Set<String>) context.get(3);
+            this.in = new CompileInputs(settings, (String) context.get(0), gw, suffixes, dropped, unhealthy);
             authoritative.add(in.zone);
             authoritative.add(in.clusterset);
             authoritative.addAll(suffixes);
@@ -362,6 +371,7 @@ public final class MeshZoneCompiler {
             }
             Contribution c = new Contribution(warnings);
             if (g != null) {
+                g.leaveOut(ClusterHealthPolicy.leftOut(in.unhealthy, g.clusters()));
                 for (List<CatalogEntry.EndpointSlice> slices : g.slicesByCluster.values()) {
                     slices.sort((a, b) -> a.name().compareTo(b.name()));
                 }
@@ -431,6 +441,8 @@ public final class MeshZoneCompiler {
             for (ObjectRef ref : serviceEntriesByHost.getOrDefault(host, Set.of())) {
                 if (catalog.get(ref) instanceof CatalogEntry.ServiceEntry se && !in.dropped.contains(se.cluster())) entries.add(se);
             }
+            Set<String> out = ClusterHealthPolicy.leftOut(in.unhealthy, entries.stream().map(CatalogEntry.ServiceEntry::cluster).toList());
+            entries.removeIf(se -> out.contains(se.cluster()));
             entries.sort(ServiceEntryRecords.order(in));
             Contribution c = new Contribution(warnings);
             ServiceEntryRecords.build(in, host, entries, n -> edit.serviceNames.get(n) != null, c);

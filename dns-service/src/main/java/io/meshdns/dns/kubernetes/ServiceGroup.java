@@ -39,6 +39,22 @@ final class ServiceGroup {
         return namespace + "/" + name;
     }
 
+    /** Every cluster that has any part of this name: its Service, slices or import. */
+    java.util.Set<String> clusters() {
+        java.util.Set<String> all = new java.util.TreeSet<>(byCluster.keySet());
+        all.addAll(slicesByCluster.keySet());
+        all.addAll(imports.keySet());
+        return all;
+    }
+
+    /** Leaves these clusters' parts out of the name's answers. */
+    void leaveOut(java.util.Set<String> clusters) {
+        if (clusters.isEmpty()) return;
+        byCluster.keySet().removeAll(clusters);
+        slicesByCluster.keySet().removeAll(clusters);
+        imports.keySet().removeAll(clusters);
+    }
+
     /** One ready endpoint address with the hostname label it is published under. */
     record Endpoint(String cluster, String hostname, InetAddress ip, List<PortSpec> ports) {
     }

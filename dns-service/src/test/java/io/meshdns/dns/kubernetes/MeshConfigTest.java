@@ -30,6 +30,7 @@ class MeshConfigTest {
                     public String spread() { return v.getOrDefault("spread", "shuffle"); }
                     public boolean failoverToRemote() { return Boolean.parseBoolean(v.getOrDefault("failover", "true")); }
                     public String staleClusters() { return v.getOrDefault("stale", "keep"); }
+                    public String unhealthyClusters() { return v.getOrDefault("unhealthy", "keep"); }
                 };
             }
             public Clusterset clusterset() { return () -> Boolean.parseBoolean(v.getOrDefault("per-cluster", "false")); }
@@ -66,6 +67,7 @@ class MeshConfigTest {
         failsNaming("meshdns.dns.cluster-domain", Map.of("cluster-domain", "bad..domain"));
         failsNaming("meshdns.dns.default-export-to", Map.of("export", "shop,not a namespace"));
         failsNaming("meshdns.dns.multicluster.stale-clusters", Map.of("stale", "forget"));
+        failsNaming("meshdns.dns.multicluster.unhealthy-clusters", Map.of("unhealthy", "ignore"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "global-sidecar"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "a/b/c"));
     }
@@ -84,6 +86,8 @@ class MeshConfigTest {
         assertEquals("istio-system/global-sidecar", s.placeholder().service());
         assertTrue(!defaults.dropStaleClusters(), "a stale cluster's records are kept unless asked");
         assertTrue(MeshNaming.settings(config(Map.of("stale", "drop"))).dropStaleClusters());
+        assertTrue(!defaults.dropUnhealthyClusters(), "health is not read unless asked");
+        assertTrue(MeshNaming.settings(config(Map.of("unhealthy", "drop"))).dropUnhealthyClusters());
     }
 
     @Test

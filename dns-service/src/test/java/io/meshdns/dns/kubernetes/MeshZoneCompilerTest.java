@@ -236,6 +236,36 @@ class MeshZoneCompilerTest {
         assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.cluster.local", Type.A), "the local cluster is never dropped");
     }
 
+    /**
+     * {@code unhealthy-clusters=drop}: a remote cluster whose gateway discovery's probes find down leaves the answers of
+     * names a healthy cluster also answers; a name only unhealthy clusters answer keeps them (fail-open); the local
+     * cluster is never left out; {@code keep} answers as if nothing were known.
+     */
+    @Test
+    void anUnhealthyRemoteClusterLeavesAnswersOthersCanGiveAndFailsOpenOtherwise() {
+        io.meshdns.model.CatalogSnapshot base = MeshFixture.snapshot();
+        List<io.meshdns.model.ClusterStatus> westDown = List.of(
+                new io.meshdns.model.ClusterStatus("east", true, false, 1L, List.of(), false, 1L),
+                new io.meshdns.model.ClusterStatus("west", false, false, 1L, List.of(), false, 1L),
+                new io.meshdns.model.ClusterStatus("north", false, false, 1L, List.of(), true, 1L));
+        io.meshdns.model.Catalog c = io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(base.formatVersion(),
+                base.version(), westDown, base.entries()));
+        MeshSettings drop = BASE.withLocalCluster("east").withDropUnhealthyClusters(true);
+        MeshZones kept = new MeshZoneCompiler(BASE.withLocalCluster("east")).compile(c);
+        assertEquals(Set.of("10.112.0.20", "10.128.0.20"), rr(kept, "pay.billing.svc.cluster.local", Type.A), "keep: health not read");
+        MeshZones dropped = new MeshZoneCompiler(drop).compile(c);
+        assertEquals(Set.of("10.128.0.20"), rr(dropped, "pay.billing.svc.cluster.local", Type.A), "west's gateway is down: north answers");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.clusterset.local", Type.A), "west's copy leaves clusterset");
+        assertEquals(Set.of("10.96.0.10"), rr(dropped, "web.shop.svc.cluster.local", Type.A), "the local cluster is never left out");
+
+        List<io.meshdns.model.ClusterStatus> bothDown = List.of(westDown.get(0), westDown.get(1),
+                new io.meshdns.model.ClusterStatus("north", false, true, 1L, List.of(), null, 0L));
+        MeshZones failOpen = new MeshZoneCompiler(drop).compile(io.meshdns.model.Catalog.of(new io.meshdns.model.CatalogSnapshot(
+                base.formatVersion(), base.version(), bothDown, base.entries())));
+        assertEquals(Set.of("10.112.0.20", "10.128.0.20"), rr(failOpen, "pay.billing.svc.cluster.local", Type.A),
+                "west down, north stale: nobody healthy answers pay, so both do");
+    }
+
     @Test
     void exportScopesAreCompiledIntoTheIndex() {
         MeshZones z = compile(BASE.withLocalCluster("east"));

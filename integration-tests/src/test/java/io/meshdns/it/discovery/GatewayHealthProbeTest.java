@@ -1,5 +1,6 @@
 package io.meshdns.it.discovery;
 
+import io.meshdns.it.testing.Dns;
 import io.meshdns.it.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
@@ -14,29 +15,36 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The east-west gateway probe of a packaged discovery-service: cluster west's gateway stand-in is a loopback TCP
- * listener; stopped, /v1/status marks west's gateway down after the unhealthy threshold; started again, up after the
- * healthy threshold; east, not probed, carries no verdict.
+ * The east-west gateway probe of a packaged discovery-service and a node that reads it: cluster west's gateway
+ * stand-in is a loopback TCP listener; stopped, /v1/status marks west's gateway down after the unhealthy threshold
+ * and the node ({@code meshdns.dns.multicluster.unhealthy-clusters=drop}) stops answering west's address for a
+ * service north also has; started again, up after the healthy threshold and west answers again. east, not probed,
+ * carries no verdict.
  */
 class GatewayHealthProbeTest {
     private static final String TOKEN = "gateway-token";
 
     @Test
-    void aStoppedGatewayIsMarkedDownAndAStartedOneUp() throws Exception {
+    void aStoppedGatewayIsMarkedDownAndLeavesTheNodesAnswersUntilItIsUpAgain() throws Exception {
         Path dir = Files.createTempDirectory("meshdns-gateway-probe");
         Path clusters = dir.resolve("manifests");
-        for (String c : new String[]{"east", "west"}) {
-            Files.createDirectories(clusters.resolve(c));
-            Files.writeString(clusters.resolve(c).resolve("ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
+        String[][] pay = {{"east", null}, {"west", "10.112.0.20"}, {"north", "10.128.0.20"}};
+        for (String[] c : pay) {
+            Files.createDirectories(clusters.resolve(c[0]));
+            Files.writeString(clusters.resolve(c[0]).resolve("ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: billing}\n"
+                    + (c[1] == null ? "" : "---\napiVersion: v1\nkind: Service\nmetadata: {name: pay, namespace: billing}\n"
+                    + "spec: {clusterIP: " + c[1] + ", ports: [{name: http, port: 80}]}\n"));
         }
         ServerSocket gateway = new ServerSocket();
         gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         int port = gateway.getLocalPort();
+        int dnsPort = io.meshdns.testsupport.upstream.ExternalDnsServer.freePort();
         try (ServiceProcess discovery = new ServiceProcess("discovery", "discovery-service", dir)
                 .property("meshdns.discovery.enabled-local-cluster", "false")
                 .property("meshdns.discovery.cluster-name", "east")
@@ -46,9 +54,21 @@ class GatewayHealthProbeTest {
                 .property("meshdns.discovery.cluster-health.gateways.west", "127.0.0.1:" + port)
                 .property("meshdns.discovery.cluster-health.interval", "200ms")
                 .property("meshdns.discovery.cluster-health.timeout", "200ms")
-                .start()) {
+                .start();
+             ServiceProcess node = new ServiceProcess("node", "dns-service", dir)
+                     .property("meshdns.dns.port", String.valueOf(dnsPort))
+                     .property("meshdns.dns.upstreams", "127.0.0.1:9")
+                     .property("meshdns.dns.discovery-url", discovery.httpUrl())
+                     .property("meshdns.dns.discovery-token", TOKEN)
+                     .property("meshdns.dns.cluster-name", "east")
+                     .property("meshdns.dns.remote-service-policy", "cluster-ip")
+                     .property("meshdns.dns.multicluster.unhealthy-clusters", "drop")
+                     .start()) {
+            Dns dns = new Dns(dnsPort);
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> status(discovery).contains("\"name\":\"west\",\"local\":false,\"stale\":false"));
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                    .until(() -> sorted(dns.a("pay.billing.svc.cluster.local")).equals(List.of("10.112.0.20", "10.128.0.20")));
             await().atMost(Duration.ofSeconds(10)).until(() -> west(status(discovery)).contains("\"gatewayHealthy\":true"));
             assertTrue(!east(status(discovery)).contains("gatewayHealthy"), "east is not probed");
 
@@ -57,15 +77,24 @@ class GatewayHealthProbeTest {
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                     .until(() -> west(status(discovery)).contains("\"gatewayHealthy\":false"));
             System.out.printf("gateway down seen %.1f s after the stop (3 probes 200 ms apart)%n", (System.nanoTime() - stopped) / 1e9);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                    .until(() -> dns.a("pay.billing.svc.cluster.local").equals(List.of("10.128.0.20")));
+            System.out.printf("west left the node's answers %.1f s after its gateway stopped%n", (System.nanoTime() - stopped) / 1e9);
 
             gateway = new ServerSocket();
             gateway.setReuseAddress(true);
             gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
                     .until(() -> west(status(discovery)).contains("\"gatewayHealthy\":true"));
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                    .until(() -> sorted(dns.a("pay.billing.svc.cluster.local")).equals(List.of("10.112.0.20", "10.128.0.20")));
         } finally {
             gateway.close();
         }
+    }
+
+    private static List<String> sorted(List<String> list) {
+        return list.stream().sorted().toList();
     }
 
     private static String status(ServiceProcess discovery) throws Exception {
