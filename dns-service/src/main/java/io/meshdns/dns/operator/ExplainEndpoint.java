@@ -5,6 +5,7 @@ import io.meshdns.dns.answer.Outcome;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.discovery.DiscoveryRecordSource;
+import io.meshdns.dns.kubernetes.ClusterHealthPolicy;
 import io.meshdns.dns.kubernetes.HostPrecedence;
 import io.meshdns.dns.server.DnsServer;
 import io.meshdns.dns.server.RequestHandler;
@@ -286,7 +287,7 @@ public class ExplainEndpoint {
                 String where = clusters.contains(local) ? "the local cluster " + local : "cluster " + String.join(", ", clusters)
                         + " (not in the local cluster " + local + ": meshdns.dns.remote-service-policy)";
                 return new MeshReason("cluster service", "service " + namespace + "/" + service + " in " + where
-                        + (clusters.size() > 1 ? "; also in " + clusters : ""), sources);
+                        + (clusters.size() > 1 ? "; also in " + clusters : "") + healthNote(catalog, local, clusters), sources);
             }
         }
         if (placeholderAnswer) {
@@ -339,6 +340,30 @@ public class ExplainEndpoint {
             if (records.stream().anyMatch(r -> r.endsWith("\t" + ip))) return true;
         }
         return false;
+    }
+
+    /**
+     * Under {@code meshdns.dns.multicluster.unhealthy-clusters=drop}: which of the name's clusters were left out and why,
+     * or that all were kept because none is healthy (fail-open). Empty when the policy is off or all are healthy.
+     */
+    private static String healthNote(Catalog catalog, String local, List<String> clusters) {
+        boolean drop = "drop".equalsIgnoreCase(ConfigProvider.getConfig()
+                .getOptionalValue("meshdns.dns.multicluster.unhealthy-clusters", String.class).orElse("keep").trim());
+        if (!drop) return "";
+        Map<String, String> unhealthy = ClusterHealthPolicy.unhealthy(catalog.clusters(), local);
+        List<String> theirs = clusters.stream().filter(unhealthy::containsKey).toList();
+        if (theirs.isEmpty()) return "";
+        java.util.Set<String> out = ClusterHealthPolicy.leftOut(unhealthy.keySet(), clusters);
+        if (out.isEmpty()) {
+            return "; every cluster that has it is unhealthy (" + String.join(", ", theirs) + "): all answered (fail-open)";
+        }
+        StringBuilder b = new StringBuilder("; left out (meshdns.dns.multicluster.unhealthy-clusters=drop): ");
+        String sep = "";
+        for (String c : out) {
+            b.append(sep).append(c).append(" (").append(unhealthy.get(c)).append(')');
+            sep = ", ";
+        }
+        return b.toString();
     }
 
     private static int indexOf(String[] labels, String label) {

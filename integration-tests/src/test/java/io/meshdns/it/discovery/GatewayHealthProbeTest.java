@@ -80,6 +80,10 @@ class GatewayHealthProbeTest {
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                     .until(() -> dns.a("pay.billing.svc.cluster.local").equals(List.of("10.128.0.20")));
             System.out.printf("west left the node's answers %.1f s after its gateway stopped%n", (System.nanoTime() - stopped) / 1e9);
+            String explain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.httpUrl()
+                    + "/v1/explain?name=pay.billing.svc.cluster.local&type=A")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(explain.contains("west (its east-west gateway is down)"), explain);
 
             gateway = new ServerSocket();
             gateway.setReuseAddress(true);
