@@ -1,16 +1,15 @@
 package io.meshdns.it.discovery;
 
 import io.meshdns.testsupport.LogLines;
+import io.meshdns.it.testing.RawHttp;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,7 +47,7 @@ class DiscoveryHttpLimitsTest {
                 .start()) {
             int http = p.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-                    .until(() -> status(http, "/q/health/live") == 200);
+                    .until(() -> RawHttp.status(http, "/q/health/live") == 200);
             int before = openDescriptors(p.pid());
             List<Socket> flood = new ArrayList<>();
             try {
@@ -70,25 +69,13 @@ class DiscoveryHttpLimitsTest {
                 for (Socket s : flood) s.close();
             }
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-                    .until(() -> status(http, "/q/health/live") == 200);
+                    .until(() -> RawHttp.status(http, "/q/health/live") == 200);
         }
     }
 
     private static int openDescriptors(long pid) throws IOException {
         try (var files = Files.list(Path.of("/proc", String.valueOf(pid), "fd"))) {
             return (int) files.count();
-        }
-    }
-
-    private static int status(int port, String path) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2_000);
-            s.setSoTimeout(3_000);
-            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
-            return head.length() < 12 ? -1 : Integer.parseInt(head.substring(9, 12));
         }
     }
 }

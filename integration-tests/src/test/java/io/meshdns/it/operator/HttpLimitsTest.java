@@ -1,6 +1,7 @@
 package io.meshdns.it.operator;
 
 import io.meshdns.testsupport.LogLines;
+import io.meshdns.it.testing.RawHttp;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
@@ -11,11 +12,9 @@ import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.Type;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +70,7 @@ class HttpLimitsTest {
 
                 // The flood's connections are idle: the idle timeout closes them and the health endpoint answers.
                 await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                        .until(() -> status(http, "/q/health/live") == 200);
+                        .until(() -> RawHttp.status(http, "/q/health/live") == 200);
                 assertEquals(Rcode.NOERROR, ask(port, true).getRcode(), "DNS over TCP after the flood");
             } finally {
                 for (Socket s : flood) s.close();
@@ -85,17 +84,5 @@ class HttpLimitsTest {
         r.setTCP(tcp);
         r.setTimeout(Duration.ofSeconds(3));
         return r.send(Message.newQuery(Record.newRecord(org.xbill.DNS.Name.fromConstantString("registry.mesh.example."), Type.A, DClass.IN)));
-    }
-
-    private static int status(int port, String path) throws IOException {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2_000);
-            s.setSoTimeout(3_000);
-            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            InputStream in = s.getInputStream();
-            String head = new String(in.readNBytes(12), StandardCharsets.US_ASCII);
-            return head.length() < 12 ? -1 : Integer.parseInt(head.substring(9, 12));
-        }
     }
 }
