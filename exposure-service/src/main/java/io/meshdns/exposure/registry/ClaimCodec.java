@@ -49,12 +49,17 @@ public final class ClaimCodec {
 
     private final SecretKeySpec key;
     private final boolean encrypt;
-    private final SecureRandom random = new SecureRandom();
+    /**
+     * Only an encrypting codec has one: {@link #PLAIN} is a constant, and a {@code SecureRandom} in a constant would be
+     * seeded once at image build time and shared by every run of a native executable.
+     */
+    private final SecureRandom random;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     private ClaimCodec(byte[] key, boolean encrypt) {
         this.key = key == null ? null : new SecretKeySpec(key, "AES");
         this.encrypt = encrypt;
+        this.random = encrypt ? new SecureRandom() : null;
     }
 
     /**
