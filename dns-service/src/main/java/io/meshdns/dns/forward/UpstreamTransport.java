@@ -287,6 +287,13 @@ final class UpstreamTransport implements AutoCloseable {
                 || q.getDClass() != question.getDClass() || !q.getName().equals(question.getName())) {
             return null;
         }
+        try {
+            // A record dnsjava reads but cannot write back (a WKS with an empty bitmap, found by UpstreamResponseFuzz)
+            // would fail every later step: an answer we cannot relay is no answer.
+            response.toWire();
+        } catch (RuntimeException e) {
+            return null;
+        }
         return response;
     }
 
