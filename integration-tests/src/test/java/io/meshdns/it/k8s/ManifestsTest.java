@@ -50,6 +50,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Kubernetes kind it claims; each ServiceAccount holds exactly the API calls its service lists
  * beside its code; every workload starts under the restrictions the namespace and the images assume.
  * {@code KubeApiServerTest} (profile -Pkube-apiserver) checks the same against a real API server.
+ *
+ * <p>Over 400 lines because it holds every rule the manifests must keep, one test each, over the same parsed base:
+ * split, the rules of one workload would sit in several files.
  */
 class ManifestsTest {
     static final String NAMESPACE = "meshdns-system";
