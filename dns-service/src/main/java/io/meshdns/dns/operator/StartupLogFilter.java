@@ -1,5 +1,6 @@
 package io.meshdns.dns.operator;
 
+import io.meshdns.model.startup.FrameworkNoise;
 import io.meshdns.model.startup.ServiceStart;
 import io.quarkus.logging.LoggingFilter;
 
@@ -8,12 +9,13 @@ import java.util.logging.LogRecord;
 
 /**
  * Drops the framework's "Failed to start application" stack trace when the failure is a configuration
- * problem: {@link DnsServiceMain} prints it as one line instead. Enabled by {@code quarkus.log.console.filter}.
+ * problem: {@link DnsServiceMain} prints it as one line instead. Also drops the
+ * framework lines {@link FrameworkNoise} names. Enabled by {@code quarkus.log.console.filter}.
  */
 @LoggingFilter(name = "meshdns-dns-startup")
 public final class StartupLogFilter implements Filter {
     @Override
     public boolean isLoggable(LogRecord record) {
-        return ServiceStart.showStartFailure(record.getMessage(), record.getThrown());
+        return !FrameworkNoise.isNoise(record.getMessage()) && ServiceStart.showStartFailure(record.getMessage(), record.getThrown());
     }
 }

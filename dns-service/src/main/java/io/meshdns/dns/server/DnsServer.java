@@ -59,7 +59,9 @@ public class DnsServer {
         }
         udpReceiveBuffer();
         ConfigValues.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0, 10_000_000);
-        ListenerLifecycle.checkReusePort(vertx, settings);
+        ListenerLifecycle.checkReusePort(settings);
+        ListenerLifecycle.checkHttpReusePort(org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue(ListenerLifecycle.HTTP_REUSE_PORT, Boolean.class).orElse(false), vertx.isNativeTransportEnabled());
     }
 
     void onStart(@Observes @Priority(StartupOrder.LISTENERS) StartupEvent event) throws Exception {
@@ -69,14 +71,14 @@ public class DnsServer {
         // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
         // sockets: the start hung until the bind timed out.
         processor.prepare();
-        ListenerLifecycle lifecycle = new ListenerLifecycle(vertx, settings, udpReceiveBuffer(), rateLimiter, processor, metrics,
+        ListenerLifecycle lifecycle = new ListenerLifecycle(eventLoops(), settings, udpReceiveBuffer(), rateLimiter, processor, metrics,
                 listenerMetrics);
         int port = lifecycle.start();
         listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
                 + ":" + port);
-        LOG.infof("dns-service listening on %s port %d (udp+tcp%s), allowed clients %s", String.join(", ", settings.bindAddresses()),
-                port, settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
+        LOG.infof("dns-service listening on %s port %d (udp+tcp, %s%s), allowed clients %s", String.join(", ", settings.bindAddresses()),
+                port, lifecycle.transport(), settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
         opened.fire(new ListenersOpened(settings.bindAddress(), port));
     }
 
@@ -91,6 +93,18 @@ public class DnsServer {
     public int boundPort() {
         ListenerLifecycle l = listeners;
         return l == null ? -1 : l.port();
+    }
+
+    /** The DNS sockets' transport, "epoll" or "nio" (on the JVM and natively alike); null before start. */
+    public String transport() {
+        ListenerLifecycle l = listeners;
+        return l == null ? null : l.transport();
+    }
+
+    /** The channel classes of the open DNS sockets (UDP, then TCP): what the transport tests assert. */
+    java.util.List<Class<?>> channelClasses() {
+        ListenerLifecycle l = listeners;
+        return l == null ? java.util.List.of() : l.channelClasses();
     }
 
     /** The first address the listeners bind; null before start. */
@@ -113,6 +127,11 @@ public class DnsServer {
     public boolean isListening() {
         ListenerLifecycle l = listeners;
         return l != null && l.serving();
+    }
+
+    /** As many event loops for the DNS sockets as Vert.x has for HTTP (quarkus.vertx.event-loops-pool-size). */
+    private int eventLoops() {
+        return ((io.netty.util.concurrent.MultithreadEventExecutorGroup) ((io.vertx.core.impl.VertxInternal) vertx).getEventLoopGroup()).executorCount();
     }
 
     private int udpReceiveBuffer() {

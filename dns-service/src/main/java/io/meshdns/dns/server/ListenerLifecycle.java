@@ -3,8 +3,6 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.metrics.DnsMetrics;
 import io.meshdns.dns.ratelimit.ResponseRateLimiter;
-import io.netty.channel.epoll.Epoll;
-import io.vertx.core.Vertx;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -23,7 +21,8 @@ final class ListenerLifecycle {
     private static final Logger LOG = Logger.getLogger(ListenerLifecycle.class);
     private static final int BIND_ATTEMPTS = 5;
 
-    private final Vertx vertx;
+    /** Event loops of the DNS sockets: as many as Vert.x has (quarkus.vertx.event-loops-pool-size). */
+    private final int eventLoops;
     private final ServerSettings settings;
     private final int udpReceiveBuffer;
     private final ResponseRateLimiter limiter;
@@ -33,12 +32,14 @@ final class ListenerLifecycle {
     /** One UDP socket per bind address. */
     private volatile java.util.List<UdpListener> udp = java.util.List.of();
     private volatile TcpListener tcp;
+    /** Opened by start, shut down by stop (or by a start that fails). */
+    private volatile ListenerTransport transport;
     private volatile int port = -1;
     private volatile boolean draining;
 
-    ListenerLifecycle(Vertx vertx, ServerSettings settings, int udpReceiveBuffer, ResponseRateLimiter limiter,
+    ListenerLifecycle(int eventLoops, ServerSettings settings, int udpReceiveBuffer, ResponseRateLimiter limiter,
                       RequestProcessor processor, DnsMetrics metrics, ListenerMetrics listenerMetrics) {
-        this.vertx = vertx;
+        this.eventLoops = eventLoops;
         this.limiter = limiter;
         this.settings = settings;
         this.udpReceiveBuffer = udpReceiveBuffer;
@@ -47,18 +48,30 @@ final class ListenerLifecycle {
         this.listenerMetrics = listenerMetrics;
     }
 
-    /** Fails the start, naming the key, when reuse-port is asked for on a transport that cannot do it. */
-    static void checkReusePort(Vertx vertx, ServerSettings settings) {
-        if (!settings.reusePort()) {
-            return;
+    /**
+     * Fails the start, naming the key, when reuse-port is asked for and the listeners' own transport cannot do it
+     * (Vert.x's transport does not matter: the DNS sockets are not on it).
+     */
+    static void checkReusePort(ServerSettings settings) {
+        String unavailable = settings.reusePort() ? ListenerTransport.reusePortUnavailable() : null;
+        if (unavailable != null) {
+            throw new InvalidConfigException(ServerConfig.REUSE_PORT, unavailable);
         }
-        if (!Epoll.isAvailable()) {
-            throw new InvalidConfigException(ServerConfig.REUSE_PORT, "needs Netty's native epoll transport, which cannot load here ("
-                    + Epoll.unavailabilityCause() + ")");
-        }
-        if (!vertx.isNativeTransportEnabled()) {
-            throw new InvalidConfigException(ServerConfig.REUSE_PORT,
-                    "needs the native epoll transport: set quarkus.vertx.prefer-native-transport=true");
+    }
+
+    /** Quarkus's key for SO_REUSEPORT on the HTTP port (health, metrics), which stays on Vert.x. */
+    static final String HTTP_REUSE_PORT = "quarkus.http.so-reuse-port";
+
+    /**
+     * Fails the start, naming the key, when the HTTP port is to be shared with SO_REUSEPORT and Vert.x is on the JDK
+     * transport, which ignores that option (and a native image is always on it: Quarkus replaces Vert.x's transport
+     * there). Accepted and ignored, the second instance of an overlap would fail to bind the HTTP port instead.
+     */
+    static void checkHttpReusePort(boolean httpReusePort, boolean vertxOnNativeTransport) {
+        if (httpReusePort && !vertxOnNativeTransport) {
+            throw new InvalidConfigException(HTTP_REUSE_PORT, "the HTTP server is on Vert.x's JDK transport here (always so in a "
+                    + "native executable), which ignores SO_REUSEPORT, so a second instance could not bind the HTTP port: set it to "
+                    + "false (on the JVM, quarkus.vertx.prefer-native-transport=true puts Vert.x on epoll)");
         }
     }
 
@@ -67,6 +80,17 @@ final class ListenerLifecycle {
      * same port; returns the port. Any one failing closes what was bound: all addresses or none.
      */
     int start() throws Exception {
+        transport = ListenerTransport.open(eventLoops);
+        try {
+            return bind();
+        } catch (Exception | Error e) {
+            transport.shutdown();
+            throw e;
+        }
+    }
+
+    private int bind() throws Exception {
+        ListenerTransport transport = this.transport;
         Exception last = null;
         for (int attempt = 1; attempt <= BIND_ATTEMPTS; attempt++) {
             java.util.List<UdpListener> sockets = new java.util.ArrayList<>();
@@ -74,11 +98,11 @@ final class ListenerLifecycle {
                 int bound = settings.port();
                 try {
                     for (String address : settings.bindAddresses()) {
-                        UdpListener socket = UdpListener.bind(vertx, settings, address, udpReceiveBuffer, bound, limiter, processor, metrics);
+                        UdpListener socket = UdpListener.bind(transport, settings, address, udpReceiveBuffer, bound, limiter, processor, metrics);
                         sockets.add(socket);
                         bound = socket.port();
                     }
-                    tcp = TcpListener.bind(vertx, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);
+                    tcp = TcpListener.bind(transport, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);
                 } catch (Exception e) {
                     sockets.forEach(UdpListener::close);
                     throw e;
@@ -98,6 +122,23 @@ final class ListenerLifecycle {
         // Named by its key, so the start's one-line report shows it (and where to move the listeners).
         throw new InvalidConfigException(ServerConfig.PORT, "cannot bind UDP+TCP on " + String.join(", ", settings.bindAddresses()) + " port "
                 + settings.port() + " (" + ServerConfig.BIND_ADDRESS + "): " + last.getMessage() + hint, last);
+    }
+
+    /** "epoll" or "nio"; null before start. */
+    String transport() {
+        ListenerTransport t = transport;
+        return t == null ? null : t.name();
+    }
+
+    /** The channel classes of the open sockets (UDP ones, then TCP), for the tests that catch a silent fallback. */
+    java.util.List<Class<?>> channelClasses() {
+        java.util.List<Class<?>> classes = new java.util.ArrayList<>();
+        udp.forEach(u -> classes.add(u.channelClass()));
+        TcpListener t = tcp;
+        if (t != null) {
+            classes.add(t.channelClass());
+        }
+        return classes;
     }
 
     /** -1 before start and once closed. */
@@ -135,5 +176,6 @@ final class ListenerLifecycle {
             tcp.close();
         }
         udp.forEach(UdpListener::close);
+        transport.shutdown();
     }
 }

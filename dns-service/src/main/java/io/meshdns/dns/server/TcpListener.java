@@ -3,15 +3,24 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.Transport;
 import io.meshdns.dns.metrics.DnsMetrics;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
-import io.vertx.core.net.NetSocket;
-import io.vertx.core.parsetools.RecordParser;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.jboss.logging.Logger;
 
+import java.net.InetSocketAddress;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -33,27 +42,33 @@ import java.util.concurrent.TimeUnit;
  *   <li>an absolute age, so trickling a byte per second to keep the idle timer alive (slowloris)
  *       holds a connection no longer than {@code tcp.max-connection-age}.</li>
  * </ul>
+ *
+ * <p>Plain Netty channels on the listeners' own event loops ({@link ListenerTransport}), like UDP: on Vert.x's
+ * NetServer a native image got the JDK transport, which ignores SO_REUSEPORT. Each connection's state lives on its
+ * channel's event loop; answers completed elsewhere (forwarded queries) hop onto it.
+ *
+ * <p>Over 400 lines because a connection's framing, pausing and caps are one state machine on one event loop,
+ * and splitting it would spread that state across classes.
  */
 final class TcpListener {
     private static final Logger LOG = Logger.getLogger(TcpListener.class);
     /** Queries of one connection being answered at once (forwarded ones wait for upstreams); more pause its reading. */
     static final int MAX_IN_FLIGHT = 128;
 
-    /** One server per bind address, sharing this listener's caps and connection table. */
-    private final java.util.List<NetServer> servers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** One listening channel per bind address, sharing this listener's caps and connection table. */
+    private final java.util.List<Channel> servers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The listening channels and every accepted one, closed together. */
+    private final ChannelGroup channels = new DefaultChannelGroup("meshdns-dns-tcp", GlobalEventExecutor.INSTANCE);
     private final ServerSettings.TcpLimits limits;
     private final ClientAcl acl;
     private final RequestProcessor processor;
     private final DnsMetrics metrics;
     private final ListenerMetrics listenerMetrics;
-    private final Vertx vertx;
     private final ConcurrentMap<String, Integer> perClient = new ConcurrentHashMap<>();
     /** Every open connection, for choosing one to evict at a cap (scanned only then: at most max-connections). */
     private final java.util.Set<Connection> connections = ConcurrentHashMap.newKeySet();
 
-    private TcpListener(Vertx vertx, ServerSettings settings, RequestProcessor processor,
-                        DnsMetrics metrics, ListenerMetrics listenerMetrics) {
-        this.vertx = vertx;
+    private TcpListener(ServerSettings settings, RequestProcessor processor, DnsMetrics metrics, ListenerMetrics listenerMetrics) {
         this.limits = settings.tcp();
         this.acl = settings.acl();
         this.processor = processor;
@@ -63,22 +78,42 @@ final class TcpListener {
 
     /**
      * Listens on every bind address of {@code settings}, all on {@code port} (fixed by then: UDP chose it), one
-     * server each; the connection caps count the connections of all of them together.
+     * channel each; the connection caps count the connections of all of them together.
      */
-    static TcpListener bind(Vertx vertx, ServerSettings settings, boolean reusePort, int port, RequestProcessor processor,
-                            DnsMetrics metrics, ListenerMetrics listenerMetrics) throws Exception {
-        TcpListener listener = new TcpListener(vertx, settings, processor, metrics, listenerMetrics);
+    static TcpListener bind(ListenerTransport transport, ServerSettings settings, boolean reusePort, int port,
+                            RequestProcessor processor, DnsMetrics metrics, ListenerMetrics listenerMetrics) throws Exception {
+        TcpListener listener = new TcpListener(settings, processor, metrics, listenerMetrics);
         try {
             for (String address : settings.bindAddresses()) {
-                NetServer server = vertx.createNetServer(new NetServerOptions()
-                        .setIdleTimeout((int) settings.tcp().idleTimeout().toMillis())
-                        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                        .setReusePort(reusePort)
-                        .setTcpNoDelay(true)
-                        .setTcpKeepAlive(false));
-                server.connectHandler(listener::onConnection);
-                listener.servers.add(server);
-                server.listen(port, address).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+                io.netty.channel.socket.InternetProtocolFamily family = ServerSettings.isIpv6(address)
+                        ? io.netty.channel.socket.InternetProtocolFamily.IPv6 : io.netty.channel.socket.InternetProtocolFamily.IPv4;
+                ServerBootstrap bootstrap = new ServerBootstrap()
+                        .group(transport.group())
+                        .channelFactory(() -> transport.serverChannel(family))
+                        .option(ChannelOption.SO_REUSEADDR, true)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.SO_KEEPALIVE, false)
+                        .childHandler(new ChannelInitializer<Channel>() {
+                            @Override
+                            protected void initChannel(Channel channel) {
+                                listener.onConnection(channel);
+                            }
+                        });
+                if (reusePort) {
+                    // ListenerLifecycle.checkReusePort made sure epoll loads, so this is the epoll transport.
+                    bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+                }
+                ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port));
+                if (!bound.await(10, TimeUnit.SECONDS)) {
+                    bound.channel().close();
+                    throw new IllegalStateException("TCP bind on " + address + " port " + port + " timed out");
+                }
+                if (!bound.isSuccess()) {
+                    Throwable cause = bound.cause();
+                    throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+                }
+                listener.servers.add(bound.channel());
+                listener.channels.add(bound.channel());
             }
         } catch (Exception e) {
             listener.close();
@@ -88,34 +123,42 @@ final class TcpListener {
     }
 
     int port() {
-        return servers.get(0).actualPort();
+        return ((InetSocketAddress) servers.get(0).localAddress()).getPort();
     }
 
-    /** Stops accepting and closes every connection; returns when done (or after 5 s per server). */
+    /** The listening channel's class, for the tests that make sure the epoll path did not fall back silently. */
+    Class<? extends Channel> channelClass() {
+        return servers.get(0).getClass();
+    }
+
+    /** Stops accepting and closes every connection; returns when done (or after 5 s). */
     void close() {
-        for (NetServer server : servers) {
-            try {
-                server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                LOG.debugf("tcp close: %s", e.getMessage());
-            }
+        if (!channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS)) {
+            LOG.debugf("tcp close: not every channel closed within 5 s");
         }
     }
 
-    private void onConnection(NetSocket socket) {
-        String host = socket.remoteAddress().host();
-        if (!acl.allows(host)) {
+    /** On the new connection's event loop, before it is read: the ACL and the caps, then its handlers. */
+    private void onConnection(Channel channel) {
+        InetSocketAddress remote = (InetSocketAddress) channel.remoteAddress();
+        if (remote == null || !acl.allows(remote.getAddress().getAddress())) {
             metrics.aclDropped(true);
-            socket.close();
+            channel.close();
             return;
         }
+        String host = remote.getAddress().getHostAddress();
         String refusal = admit(host);
         if (refusal != null) {
             listenerMetrics.refused(refusal);
-            socket.close();
+            channel.close();
             return;
         }
-        connections.add(new Connection(socket, host));
+        channels.add(channel);
+        Connection connection = new Connection(channel, host, remote.getPort());
+        // RFC 7766 section 6.2.3: no byte read or written for the idle timeout closes the connection (not counted).
+        channel.pipeline().addLast(new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                connection);
+        connections.add(connection);
     }
 
     /** Takes a slot for {@code host} (closing an idle connection at a cap), or says which cap refuses it. */
@@ -159,15 +202,16 @@ final class TcpListener {
         listenerMetrics.open().decrementAndGet();
     }
 
-    /** One accepted connection; every field is touched only on its event loop. */
-    private final class Connection {
-        private final NetSocket socket;
-        private final Context context;
+    /** One accepted connection; every field is touched only on its channel's event loop. */
+    private final class Connection extends ChannelInboundHandlerAdapter {
+        private final Channel channel;
         private final String host;
         private final ClientInfo client;
-        private final RecordParser parser = RecordParser.newFixed(2);
-        private final long ageTimer;
-        private boolean expectLength = true;
+        private final ScheduledFuture<?> ageTimer;
+        /** Bytes read and not yet taken as whole frames (two-byte length, then the message). */
+        private ByteBuf pending;
+        /** In the frame loop: a resume from inside it (a synchronous answer) must not start a second one. */
+        private boolean framing;
         private int inFlight;
         private long queuedBytes;
         private boolean paused;
@@ -178,26 +222,13 @@ final class TcpListener {
         /** Its slot was given back (by an eviction, or by its close): exactly once. */
         private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
 
-        Connection(NetSocket socket, String host) {
-            this.socket = socket;
-            this.context = vertx.getOrCreateContext();
+        Connection(Channel channel, String host, int port) {
+            this.channel = channel;
             this.host = host;
-            this.client = new ClientInfo(host, socket.remoteAddress().port(), host.indexOf(':') >= 0, Transport.TCP);
-            parser.handler(this::onFrame);
-            socket.handler(parser);
-            socket.drainHandler(v -> updateReading());
-            socket.exceptionHandler(e -> LOG.debugf("tcp %s: %s", host, e.getMessage()));
-            socket.closeHandler(v -> {
-                closed = true;
-                vertx.cancelTimer(ageTimerId());
-                connections.remove(this);
-                if (released.compareAndSet(false, true)) release(host);
-            });
-            ageTimer = vertx.setTimer(limits.maxConnectionAge().toMillis(), id -> close(ListenerMetrics.CLOSED_AGE));
-        }
-
-        private long ageTimerId() {
-            return ageTimer;
+            this.client = new ClientInfo(host, port, host.indexOf(':') >= 0, Transport.TCP);
+            channel.closeFuture().addListener(f -> onClosed());
+            ageTimer = channel.eventLoop().schedule(() -> close(ListenerMetrics.CLOSED_AGE),
+                    limits.maxConnectionAge().toMillis(), TimeUnit.MILLISECONDS);
         }
 
         /** No query being answered and no answer waiting to be written: closing it loses nothing. */
@@ -210,8 +241,19 @@ final class TcpListener {
             if (busy || !released.compareAndSet(false, true)) return false;
             connections.remove(this);
             release(host);
-            context.runOnContext(v -> close(ListenerMetrics.CLOSED_EVICTED));
+            onLoop(() -> close(ListenerMetrics.CLOSED_EVICTED));
             return true;
+        }
+
+        private void onClosed() {
+            closed = true;
+            ageTimer.cancel(false);
+            connections.remove(this);
+            if (released.compareAndSet(false, true)) release(host);
+            if (pending != null) {
+                pending.release();
+                pending = null;
+            }
         }
 
         private void activity() {
@@ -219,23 +261,52 @@ final class TcpListener {
             busy = inFlight > 0 || queuedBytes > 0;
         }
 
-        private void onFrame(Buffer frame) {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ByteBuf in = (ByteBuf) msg;
             if (closed) {
+                in.release();
                 return;
             }
-            if (expectLength) {
-                int length = frame.getUnsignedShort(0);
-                if (length == 0) {
-                    close(ListenerMetrics.CLOSED_MALFORMED);
-                    return;
+            if (pending == null) {
+                pending = in;
+            } else {
+                pending = io.netty.handler.codec.ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), pending, in);
+            }
+            frames();
+        }
+
+        /** Takes every whole frame read so far, unless reading is paused (then they wait for the resume). */
+        private void frames() {
+            if (framing) {
+                return;
+            }
+            framing = true;
+            try {
+                while (!closed && !paused && pending != null && pending.readableBytes() >= 2) {
+                    int length = pending.getUnsignedShort(pending.readerIndex());
+                    if (length == 0) {
+                        close(ListenerMetrics.CLOSED_MALFORMED);
+                        break;
+                    }
+                    if (pending.readableBytes() < 2 + length) {
+                        break;
+                    }
+                    pending.skipBytes(2);
+                    byte[] message = new byte[length];
+                    pending.readBytes(message);
+                    onMessage(message);
                 }
-                expectLength = false;
-                parser.fixedSizeMode(length);
-                return;
+                if (pending != null && !pending.isReadable()) {
+                    pending.release();
+                    pending = null;
+                }
+            } finally {
+                framing = false;
             }
-            expectLength = true;
-            parser.fixedSizeMode(2);
-            byte[] message = frame.getBytes();
+        }
+
+        private void onMessage(byte[] message) {
             if (message.length < 12) {
                 close(ListenerMetrics.CLOSED_MALFORMED); // not even a header: the stream cannot be trusted any more
                 return;
@@ -249,12 +320,21 @@ final class TcpListener {
             processor.process(message, client, this::answerFromAnyThread, null, this::finishFromAnyThread);
         }
 
-        private void finishFromAnyThread() {
-            if (Vertx.currentContext() == context) {
-                finish();
-            } else {
-                context.runOnContext(v -> finish());
+        /** Runs {@code task} on this connection's event loop (at once when already there). */
+        private void onLoop(Runnable task) {
+            if (channel.eventLoop().inEventLoop()) {
+                task.run();
+                return;
             }
+            try {
+                channel.eventLoop().execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                LOG.debugf("tcp %s: listeners already stopped", host); // the connection is gone with them
+            }
+        }
+
+        private void finishFromAnyThread() {
+            onLoop(this::finish);
         }
 
         /** One request is over (after its last answer was queued, or it was dropped): its in-flight slot is free. */
@@ -270,11 +350,7 @@ final class TcpListener {
 
         /** Forwarded answers complete on other threads; the connection's state lives on its event loop. */
         private void answerFromAnyThread(byte[] response) {
-            if (Vertx.currentContext() == context) {
-                answer(response);
-            } else {
-                context.runOnContext(v -> answer(response));
-            }
+            onLoop(() -> answer(response));
         }
 
         private void answer(byte[] response) {
@@ -289,9 +365,9 @@ final class TcpListener {
                 return;
             }
             queuedBytes += length;
-            Buffer out = Buffer.buffer(length).appendUnsignedShort(response.length).appendBytes(response);
+            ByteBuf out = channel.alloc().buffer(length).writeShort(response.length).writeBytes(response);
             activity();
-            socket.write(out, done -> {
+            channel.writeAndFlush(out).addListener(done -> {
                 queuedBytes -= length;
                 activity();
                 updateReading();
@@ -299,21 +375,42 @@ final class TcpListener {
             updateReading();
         }
 
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            updateReading();
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof IdleStateEvent) {
+                LOG.debugf("tcp %s closed: idle", host);
+                ctx.close();
+            } else {
+                ctx.fireUserEventTriggered(event);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.debugf("tcp %s: %s", host, cause.getMessage());
+            ctx.close();
+        }
+
         /** Reads while the client takes its answers and few queries are pending; pauses otherwise. */
         private void updateReading() {
             if (closed) {
                 return;
             }
-            boolean stop = queuedBytes >= limits.outputBuffer() || socket.writeQueueFull() || inFlight >= MAX_IN_FLIGHT;
+            boolean stop = queuedBytes >= limits.outputBuffer() || !channel.isWritable() || inFlight >= MAX_IN_FLIGHT;
             if (stop && !paused) {
                 paused = true;
                 listenerMetrics.paused();
-                parser.pause();
-                socket.pause();
+                channel.config().setAutoRead(false);
             } else if (!stop && paused) {
                 paused = false;
-                socket.resume();
-                parser.resume();
+                channel.config().setAutoRead(true); // asks the channel for a read
+                frames(); // what was read before the pause first
             }
         }
 
@@ -324,7 +421,7 @@ final class TcpListener {
             closed = true;
             listenerMetrics.closed(reason);
             LOG.debugf("tcp %s closed: %s", host, reason);
-            socket.close();
+            channel.close();
         }
     }
 }

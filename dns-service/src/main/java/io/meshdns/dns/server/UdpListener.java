@@ -13,14 +13,10 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
-import io.vertx.core.Vertx;
-import io.vertx.core.impl.VertxInternal;
 import org.jboss.logging.Logger;
 
 import java.net.Inet6Address;
@@ -29,8 +25,8 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The UDP listener, as a plain Netty channel on one of Vert.x's event loops (and on Vert.x's
- * transport: NIO, or native epoll with {@code quarkus.vertx.prefer-native-transport=true}).
+ * The UDP listener, as a plain Netty channel on the listeners' own event loops and transport
+ * ({@link ListenerTransport}: epoll wherever it loads, on the JVM and natively; NIO otherwise).
  *
  * <p>Why not Vert.x's DatagramSocket: its {@code setReceiveBufferSize} also installs a
  * {@code FixedRecvByteBufAllocator} of that size, so with the large kernel buffer a node-local DNS
@@ -67,21 +63,18 @@ final class UdpListener {
     }
 
     /** One socket on {@code address} (one of the settings' bind addresses), each with its own handler. */
-    static UdpListener bind(Vertx vertx, ServerSettings settings, String address, int receiveBuffer, int port,
+    static UdpListener bind(ListenerTransport transport, ServerSettings settings, String address, int receiveBuffer, int port,
                             ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) throws Exception {
-        VertxInternal internal = (VertxInternal) vertx;
         InternetProtocolFamily family = ServerSettings.isIpv6(address) ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
-        boolean epoll = vertx.isNativeTransportEnabled() && Epoll.isAvailable();
+        boolean epoll = transport.epoll();
         Bootstrap bootstrap = new Bootstrap()
-                .group(internal.getEventLoopGroup())
-                // Vert.x's epoll transport ignores the family and opens an IPv6 socket, so an IPv4 bind
-                // address got a dual-stack socket and every datagram went through the v4-mapped IPv6 path.
-                .channelFactory(() -> epoll ? new EpollDatagramChannel(family) : internal.transport().datagramChannel(family))
+                .group(transport.group())
+                .channelFactory(() -> transport.datagramChannel(family))
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
                 .handler(new Handler(settings.acl(), limiter, processor, metrics));
         if (settings.reusePort()) {
-            // ListenerLifecycle.checkReusePort made sure this is the epoll transport.
+            // ListenerLifecycle.checkReusePort made sure epoll loads, so this is the epoll transport.
             bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
         }
         if (epoll) {
@@ -107,6 +100,11 @@ final class UdpListener {
 
     int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    /** The socket's channel class, for the tests that make sure the epoll path did not fall back silently. */
+    Class<? extends Channel> channelClass() {
+        return channel.getClass();
     }
 
     void close() {

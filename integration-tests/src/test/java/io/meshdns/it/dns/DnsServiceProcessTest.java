@@ -148,6 +148,31 @@ class DnsServiceProcessTest {
         }
     }
 
+    /**
+     * Where Netty's epoll cannot load (here switched off) the DNS sockets are on NIO: one WARN line says so and why,
+     * the start line names the transport, and both transports answer. On epoll (the default here) the start line
+     * says epoll and there is no such line.
+     */
+    @Test
+    void theStartLineNamesTheTransportAndTheNioFallbackIsLoggedOnceSayingWhy() throws Exception {
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "meshdns.dns.zone-files=examples/zones/mesh.example.zone",
+                "io.netty.transport.noNative=true")) {
+            int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
+            for (String proto : List.of("+notcp", "+tcp")) {
+                String out = dig("127.0.0.1", port, proto, "registry.mesh.example", "A");
+                assertTrue(out.contains("192.0.2.10"), out);
+            }
+            String output = p.output();
+            assertTrue(output.contains("(udp+tcp, nio)"), output);
+            assertEquals(1, output.split("DNS listeners on NIO: Netty's epoll transport cannot load here \\(", -1).length - 1, output);
+        }
+        try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
+            p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
+            assertTrue(p.output().contains("(udp+tcp, epoll)"), p.output());
+            assertTrue(!p.output().contains("DNS listeners on NIO"), p.output());
+        }
+    }
+
     /** The packaged dns-service with {@code key=value} properties, HTTP on a port of its choosing unless given. */
     private static QuarkusJarProcess startDnsService(String... properties) throws IOException {
         return QuarkusJarProcess.module("dns-service").property("quarkus.http.port", "0").properties(properties).start();

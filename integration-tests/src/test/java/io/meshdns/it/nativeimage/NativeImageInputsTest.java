@@ -61,6 +61,19 @@ class NativeImageInputsTest {
         assertEquals(List.of(), missing, module + ": resources of ours a native image would not contain");
     }
 
+    /**
+     * The native builder's heap is capped (quarkus.native.native-image-xmx): unset, it sized itself at about 80 % of
+     * the machine and discovery-service's build peaked at 11.1 GB, more than a CI machine has.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dns-service", "discovery-service", "exposure-service", "edge"})
+    void theNativeBuildersHeapIsCapped(String module) throws IOException {
+        String args = Files.readString(target(module).resolve("native-sources/native-image.args"));
+        java.util.regex.Matcher xmx = Pattern.compile("-J-Xmx(\\d+)g\\b").matcher(args);
+        assertTrue(xmx.find(), module + ": no -J-Xmx<n>g among native-image's arguments: " + args);
+        assertTrue(Integer.parseInt(xmx.group(1)) <= 6, module + ": builder heap " + xmx.group(1) + " GB");
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"dns-service", "edge"})
     void theEpollTransportIsInTheNativeImage(String module) throws IOException {

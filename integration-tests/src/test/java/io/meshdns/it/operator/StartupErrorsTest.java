@@ -83,6 +83,8 @@ class StartupErrorsTest {
             "discovery-service, -h, meshdns.discovery.shared-token",
             "exposure-service, --help, meshdns.exposure.policy",
             "exposure-service, -h, meshdns.exposure.rfc2136.host",
+            "edge, --help, meshdns.discovery.manifest-dirs",
+            "edge, -h, meshdns.dns.cluster-name",
     })
     void helpPrintsTheMainKeysAndStartsNothing(String module, String flag, String key) throws Exception {
         Result r = run(module, List.of(), List.of(flag));
@@ -92,6 +94,23 @@ class StartupErrorsTest {
         assertTrue(r.stdout.contains("quarkus.http.port"), r.describe());
         assertFalse(r.stdout.contains("started in"), "the service started: " + r.describe());
         assertEquals("", r.stderr, r.describe());
+    }
+
+    /**
+     * SO_REUSEPORT asked for where it cannot be had: on the DNS sockets without Netty's epoll (here switched off, as on
+     * a machine where its library cannot load), and on the HTTP port with Vert.x on the JDK transport (as in every
+     * native executable). One line each, saying what was found and what to change.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "meshdns.dns.reuse-port | -Dio.netty.transport.noNative=true | needs Netty's epoll transport for the DNS sockets, which cannot load here (",
+            "quarkus.http.so-reuse-port | -Dquarkus.vertx.prefer-native-transport=false | the HTTP server is on Vert.x's JDK transport here (always so in a native executable), which ignores SO_REUSEPORT",
+    })
+    void reusePortWhereTheTransportCannotHonourItStopsTheStart(String key, String setting, String why) throws Exception {
+        Result r = run("dns-service", List.of(setting, "-D" + key + "=true"), List.of());
+        assertEquals(2, r.exit, r.describe());
+        assertTrue(r.firstStderrLine().startsWith("meshdns: invalid configuration: " + key + "=true: " + why), r.describe());
+        assertNoStackTrace(r);
     }
 
     /**

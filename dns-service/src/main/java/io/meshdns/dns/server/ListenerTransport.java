@@ -1,0 +1,87 @@
+package io.meshdns.dns.server;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.jboss.logging.Logger;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The transport the DNS sockets use, and the event loops they run on: Netty's epoll wherever its native library
+ * loads, NIO otherwise. Chosen here, not by Vert.x: in a native image Quarkus puts Vert.x on the JDK transport
+ * whatever {@code quarkus.vertx.prefer-native-transport} says, and the DNS path then paid one recvfrom and one
+ * sendto per query instead of recvmmsg/sendmmsg batches. So the listeners open their own channels on an event-loop
+ * group of their own, the same code on the JVM and natively; HTTP stays on Vert.x.
+ */
+final class ListenerTransport {
+    private static final Logger LOG = Logger.getLogger(ListenerTransport.class);
+    /** The NIO fallback is logged once per process, not once per start of the listeners (tests start many). */
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+    private final boolean epoll;
+    private final EventLoopGroup group;
+
+    private ListenerTransport(boolean epoll, EventLoopGroup group) {
+        this.epoll = epoll;
+        this.group = group;
+    }
+
+    /** Opens {@code threads} event loops on epoll if it loads, else on NIO (saying so once, with why). */
+    static ListenerTransport open(int threads) {
+        DefaultThreadFactory names = new DefaultThreadFactory("meshdns-dns", true);
+        if (Epoll.isAvailable()) {
+            return new ListenerTransport(true, new EpollEventLoopGroup(threads, names));
+        }
+        if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+            LOG.warnf("DNS listeners on NIO: Netty's epoll transport cannot load here (%s); one syscall per datagram, "
+                    + "and %s=true is refused", Epoll.unavailabilityCause(), ServerConfig.REUSE_PORT);
+        }
+        return new ListenerTransport(false, new NioEventLoopGroup(threads, names));
+    }
+
+    /** What reuse-port needs and why it cannot be had here; null when it can (epoll loads). */
+    static String reusePortUnavailable() {
+        return Epoll.isAvailable() ? null
+                : "needs Netty's epoll transport for the DNS sockets, which cannot load here (" + Epoll.unavailabilityCause()
+                + "): set it to false, or run where netty-transport-native-epoll loads (Linux x86_64)";
+    }
+
+    boolean epoll() {
+        return epoll;
+    }
+
+    /** "epoll" or "nio": in the start line and on the status page. */
+    String name() {
+        return epoll ? "epoll" : "nio";
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    /** A UDP socket of the bind address's family (an IPv4 address gets an IPv4 socket, not a dual-stack one). */
+    DatagramChannel datagramChannel(InternetProtocolFamily family) {
+        return epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family);
+    }
+
+    /** A TCP listening socket; on epoll of the bind address's family, as for UDP. */
+    ServerChannel serverChannel(InternetProtocolFamily family) {
+        return epoll ? new EpollServerSocketChannel(family) : new NioServerSocketChannel();
+    }
+
+    /** After the channels are closed: stops the event loops (at most a few seconds). */
+    void shutdown() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+}
