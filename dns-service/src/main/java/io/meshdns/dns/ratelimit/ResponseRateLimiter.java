@@ -86,30 +86,26 @@ public class ResponseRateLimiter {
      * code, which {@code Inet4Address} defines as the address itself: no copy of its bytes per query.
      */
     public Verdict admit(java.net.InetAddress client, long nowNanos) {
-        if (!settings.enabled() || exempt(client)) return Verdict.ANSWER;
+        if (!settings.enabled()) return Verdict.ANSWER;
         if (client instanceof java.net.Inet4Address) {
             int a = client.hashCode();
-            return admitKey(ipv4Key(a & 0xFFFFFFFFL), nowNanos);
+            return exemptIpv4(a) ? Verdict.ANSWER : admitKey(ipv4Key(a & 0xFFFFFFFFL), nowNanos);
         }
-        return admit(client.getAddress(), nowNanos);
+        byte[] bytes = client.getAddress(); // one copy, for the exemption and the prefix both
+        return exemptIpv6(bytes) ? Verdict.ANSWER : admitKey(prefixKey(bytes), nowNanos);
     }
 
-    /**
-     * Whether {@code client} is exempt. IPv4 blocks are matched as (network, mask) numbers against the address read
-     * from its hash code: no copy of the address per query; IPv6 addresses are copied.
-     */
-    private boolean exempt(java.net.InetAddress client) {
-        if (client instanceof java.net.Inet4Address) {
-            int a = client.hashCode();
-            for (int i = 0; i < v4Networks.length; i++) {
-                if ((a & v4Masks[i]) == v4Networks[i]) return true;
-            }
-            return false;
+    /** Whether an IPv4 client (its address as the number {@code Inet4Address.hashCode} gives) is exempt. */
+    private boolean exemptIpv4(int address) {
+        for (int i = 0; i < v4Networks.length; i++) {
+            if ((address & v4Masks[i]) == v4Networks[i]) return true;
         }
-        if (v6Exempt.isEmpty()) return false;
-        byte[] bytes = client.getAddress();
+        return false;
+    }
+
+    private boolean exemptIpv6(byte[] address) {
         for (io.meshdns.dns.base.Cidr c : v6Exempt) {
-            if (c.contains(bytes)) return true;
+            if (c.contains(address)) return true;
         }
         return false;
     }
