@@ -24,7 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.restassured.RestAssured.given;
+import static io.meshdns.dns.server.TcpTestClient.answeredFrom;
+import static io.meshdns.dns.server.TcpTestClient.frame;
+import static io.meshdns.dns.server.TcpTestClient.metric;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The TCP limits over real sockets: a client that pipelines queries with ~1.1 KB answers and never reads
  * is no longer read (the server's queued answers stay bounded) and is cut, while other clients are all
- * answered; the global and per-client connection caps; the absolute connection age against a client that
+ * answered; a busy client's connection cap (eviction of idle ones: {@link TcpEvictionTest}); the absolute connection age against a client that
  * trickles one byte at a time to keep the idle timer alive (slowloris).
  */
 @QuarkusTest
@@ -119,41 +121,6 @@ class TcpLimitsTest {
         }
     }
 
-    /**
-     * RFC 7766 section 6.2.3: under pressure a server closes idle connections. A client that left more idle
-     * connections than its cap (a resolver library that pools them) must still get a new query answered: the
-     * least recently active idle one goes, not the new one. Before, the new connection was refused at accept.
-     */
-    @Test
-    void atTheCapsTheLeastRecentlyActiveIdleConnectionMakesRoom() throws Exception {
-        double evictedBefore = metric("meshdns_dns_tcp_connections_closed_total{", "reason=\"evicted-idle\"");
-        List<Socket> open = new ArrayList<>();
-        try {
-            // Per client: twice the cap of idle connections from one address, each answered in turn.
-            for (int i = 0; i < 2 * TcpLimitsProfile.MAX_PER_CLIENT; i++) {
-                open.add(answeredFrom("127.0.0.1"));
-            }
-            // The oldest ones were closed to make room, the newest are still open.
-            for (int i = 0; i < TcpLimitsProfile.MAX_PER_CLIENT; i++) {
-                assertClosedByServer(open.get(i));
-            }
-            assertTrue(metric("meshdns_dns_tcp_connections ") <= TcpLimitsProfile.MAX_PER_CLIENT);
-            // Globally: other clients fill the rest; a new client takes the place of the least recently active.
-            for (int i = TcpLimitsProfile.MAX_PER_CLIENT; i < TcpLimitsProfile.MAX_CONNECTIONS; i++) {
-                open.add(answeredFrom("127.0.0.2"));
-            }
-            Socket fresh = answeredFrom("127.0.0.3");
-            open.add(fresh);
-            assertClosedByServer(open.get(TcpLimitsProfile.MAX_PER_CLIENT)); // 127.0.0.1's oldest surviving one
-            assertEquals(TcpLimitsProfile.MAX_CONNECTIONS, metric("meshdns_dns_tcp_connections "));
-            assertTrue(metric("meshdns_dns_tcp_connections_closed_total{", "reason=\"evicted-idle\"")
-                    >= evictedBefore + TcpLimitsProfile.MAX_PER_CLIENT + 1);
-        } finally {
-            for (Socket s : open) s.close();
-        }
-        await().atMost(Duration.ofSeconds(5)).until(() -> listenerMetrics.open().get() == 0);
-    }
-
     /** A connection with a query being answered is never evicted: when all of a client's are busy, the cap refuses. */
     @Test
     void whenEveryConnectionOfTheClientIsBusyTheNewOneIsRefused() throws Exception {
@@ -178,16 +145,7 @@ class TcpLimitsTest {
             for (Socket s : busy) s.close();
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerMetrics.open().get() == 0);
-        answeredFrom("127.0.0.1").close();
-    }
-
-    private static void assertClosedByServer(Socket s) throws IOException {
-        s.setSoTimeout(5000);
-        try {
-            assertEquals(-1, s.getInputStream().read(), "an evicted connection reads end of stream");
-        } catch (SocketException e) {
-            // reset: closed as well
-        }
+        answeredFrom("127.0.0.1", port).close();
     }
 
     @Test
@@ -247,19 +205,6 @@ class TcpLimitsTest {
         }
     }
 
-    private Socket answeredFrom(String source) throws IOException {
-        Socket s = new Socket();
-        s.bind(new InetSocketAddress(source, 0));
-        s.connect(new InetSocketAddress("127.0.0.1", port));
-        s.setSoTimeout(5000);
-        s.getOutputStream().write(frame(DnsClient.query("small.tcp.test.", Type.A, DClass.IN).toWire()));
-        DataInputStream in = new DataInputStream(s.getInputStream());
-        byte[] answer = new byte[in.readUnsignedShort()];
-        in.readFully(answer);
-        assertEquals(Rcode.NOERROR, new Message(answer).getRcode());
-        return s;
-    }
-
     private void assertRefused(String source) throws IOException {
         try (Socket s = new Socket()) {
             s.bind(new InetSocketAddress(source, 0));
@@ -275,24 +220,4 @@ class TcpLimitsTest {
         }
     }
 
-    private static byte[] frame(byte[] message) {
-        byte[] out = new byte[message.length + 2];
-        out[0] = (byte) (message.length >>> 8);
-        out[1] = (byte) message.length;
-        System.arraycopy(message, 0, out, 2, message.length);
-        return out;
-    }
-
-    /** The sum of the Prometheus samples whose line starts with {@code prefix} and contains every label. */
-    private static double metric(String prefix, String... labels) {
-        String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
-        double sum = 0;
-        for (String line : body.split("\n")) {
-            if (!line.startsWith(prefix)) continue;
-            boolean all = true;
-            for (String l : labels) all &= line.contains(l);
-            if (all) sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-        }
-        return sum;
-    }
 }
