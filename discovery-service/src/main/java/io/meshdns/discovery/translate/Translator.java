@@ -143,7 +143,11 @@ public final class Translator {
                 // The EndpointSlice API: a missing ready condition means ready.
                 boolean ready = ep.getConditions() == null || ep.getConditions().getReady() == null || ep.getConditions().getReady();
                 String podName = ep.getTargetRef() != null && "Pod".equals(ep.getTargetRef().getKind()) ? ep.getTargetRef().getName() : null;
-                endpoints.add(new EndpointAddress(addrs, ep.getHostname(), ready, ep.getNodeName(), podName));
+                List<String> forZones = new ArrayList<>();
+                if (ep.getHints() != null && ep.getHints().getForZones() != null) {
+                    for (var z : ep.getHints().getForZones()) if (z != null && z.getName() != null) forZones.add(z.getName());
+                }
+                endpoints.add(new EndpointAddress(addrs, ep.getHostname(), ready, ep.getNodeName(), podName, ep.getZone(), forZones));
             }
         }
         List<PortSpec> ports = new ArrayList<>();

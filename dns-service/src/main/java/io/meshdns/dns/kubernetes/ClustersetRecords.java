@@ -2,13 +2,16 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.base.Names;
 
+import io.meshdns.dns.snapshot.MeshIndex.AddressLocality;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.PortSpec;
 import org.xbill.DNS.Name;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -63,14 +66,17 @@ final class ClustersetRecords {
                 if (!localIps.contains(ip)) out.ptr(ip, base, in.ttl); // 2.3.3: only where no PTR exists yet
             }
         } else {
+            Map<InetAddress, AddressLocality> localities = new HashMap<>();
             for (CatalogEntry.Service s : copies) {
                 for (String text : s.clusterIps()) {
                     InetAddress ip = Names.ip(text);
                     if (ip == null) continue;
                     out.add(zone, MeshZoneCompiler.address(base, in.ttl, ip));
                     contributing.add(s.cluster());
+                    localities.putIfAbsent(ip, new AddressLocality(in.isLocal(s.cluster()), null, List.of()));
                 }
             }
+            out.localities(base, localities); // the local cluster's ClusterIP first, as Submariner Lighthouse prefers it
         }
         if (contributing.size() > 1) out.spread.add(base);
         if (perCluster) {

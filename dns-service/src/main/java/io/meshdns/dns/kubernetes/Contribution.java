@@ -1,6 +1,7 @@
 package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.kubernetes.Contributions.Emitted;
+import io.meshdns.dns.snapshot.MeshIndex.AddressLocality;
 import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
@@ -28,6 +29,10 @@ final class Contribution {
     final Map<Name, ExportScope> scopes = new LinkedHashMap<>();
     /** Export scopes of wildcard hosts, by parent. */
     final Map<Name, ExportScope> wildcardScopes = new LinkedHashMap<>();
+    /** Names whose addresses sit in more than one locality → each address's locality (answer-time order). */
+    final Map<Name, Map<InetAddress, AddressLocality>> localities = new LinkedHashMap<>();
+    /** The zone of an endpoint of this contributor on this node ({@code meshdns.dns.locality.node-name}), if any. */
+    String nodeZone;
     /** The {@code <svc>.<ns>.svc.<zone>} a Service holds (null for other contributors, or a group without a Service). */
     Name serviceName;
     private final List<String> warnings;
@@ -45,12 +50,17 @@ final class Contribution {
         records.add(new Emitted(null, new PTRRecord(ReverseMap.fromAddress(ip), DClass.IN, ttl, target)));
     }
 
+    /** Files the localities of {@code owner}'s addresses, when they differ (one locality needs no order). */
+    void localities(Name owner, Map<InetAddress, AddressLocality> byAddress) {
+        if (byAddress.size() > 1 && new java.util.HashSet<>(byAddress.values()).size() > 1) localities.put(owner, Map.copyOf(byAddress));
+    }
+
     void warn(String warning) {
         warnings.add(warning);
     }
 
     boolean isEmpty() {
         return records.isEmpty() && spread.isEmpty() && wildcards.isEmpty() && scopes.isEmpty() && wildcardScopes.isEmpty()
-                && serviceName == null;
+                && serviceName == null && localities.isEmpty() && nodeZone == null;
     }
 }

@@ -53,6 +53,8 @@ public interface KubernetesDnsConfig {
 
     Multicluster multicluster();
 
+    Locality locality();
+
     Placeholder placeholder();
 
     Autopath autopath();
@@ -89,6 +91,21 @@ public interface KubernetesDnsConfig {
          */
         @WithDefault("keep")
         String unhealthyClusters();
+    }
+
+    interface Locality {
+        /**
+         * {@code meshdns.dns.locality.order}: {@code zone} (this node's zone first, then the local cluster, then the
+         * rest), {@code cluster} (the local cluster first) or {@code none}.
+         */
+        @WithDefault("zone")
+        String order();
+
+        /** {@code meshdns.dns.locality.zone}: this node's zone; unset, learned from the endpoints on {@code node-name}. */
+        Optional<String> zone();
+
+        /** {@code meshdns.dns.locality.node-name}: this node's name (the DaemonSet sets it from {@code spec.nodeName}). */
+        Optional<String> nodeName();
     }
 
     interface Clusterset {

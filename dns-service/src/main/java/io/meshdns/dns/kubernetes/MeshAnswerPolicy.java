@@ -99,6 +99,12 @@ public final class MeshAnswerPolicy {
         return List.of(svc, zone, name);
     }
 
+    /** Whether the A/AAAA answer for {@code owner} is reordered at answer time: spread, or ordered by locality. */
+    public boolean reorders(MeshIndex index, Name owner, int qtype) {
+        return spreads(index, owner, qtype) || ((qtype == Type.A || qtype == Type.AAAA)
+                && settings.locality().order() != MeshSettings.Locality.Order.NONE && index.localities().containsKey(owner));
+    }
+
     /** Whether the A/AAAA answer for {@code owner} merges clusters and should be spread at answer time. */
     public boolean spreads(MeshIndex index, Name owner, int qtype) {
         return settings.spread() != MeshSettings.Spread.NONE && (qtype == Type.A || qtype == Type.AAAA)

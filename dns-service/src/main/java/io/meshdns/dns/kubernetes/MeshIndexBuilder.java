@@ -2,6 +2,7 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.snapshot.MeshIndex;
 
+import io.meshdns.dns.snapshot.MeshIndex.AddressLocality;
 import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 import io.meshdns.model.ShardedMap;
 import org.xbill.DNS.Name;
@@ -23,6 +24,9 @@ final class MeshIndexBuilder {
     private ShardedMap<InetAddress, String> podNamespaceByIp = ShardedMap.empty();
     private ShardedMap<Name, Boolean> serviceNames = ShardedMap.empty();
     private ShardedMap<Name, Boolean> spreadNames = ShardedMap.empty();
+    private ShardedMap<Name, Map<InetAddress, AddressLocality>> localities = ShardedMap.empty();
+    /** How many contributors saw each zone on this node's endpoints (one Service's endpoints may move first). */
+    private final Map<String, Integer> nodeZoneVotes = new java.util.TreeMap<>();
     private ShardedMap<Name, ExportScope> exportScopes = ShardedMap.empty();
     private ShardedMap<Name, ExportScope> wildcardExportScopes = ShardedMap.empty();
     private Map<Name, List<Record>> wildcardHosts = Map.of();
@@ -50,6 +54,7 @@ final class MeshIndexBuilder {
         final ShardedMap.Editor<InetAddress, String> podNamespaceByIp = MeshIndexBuilder.this.podNamespaceByIp.edit();
         final ShardedMap.Editor<Name, Boolean> serviceNames = MeshIndexBuilder.this.serviceNames.edit();
         final ShardedMap.Editor<Name, Boolean> spreadNames = MeshIndexBuilder.this.spreadNames.edit();
+        final ShardedMap.Editor<Name, Map<InetAddress, AddressLocality>> localities = MeshIndexBuilder.this.localities.edit();
         final ShardedMap.Editor<Name, ExportScope> exportScopes = MeshIndexBuilder.this.exportScopes.edit();
         final ShardedMap.Editor<Name, ExportScope> wildcardExportScopes = MeshIndexBuilder.this.wildcardExportScopes.edit();
         private Map<Name, List<Record>> wildcards;
@@ -69,9 +74,13 @@ final class MeshIndexBuilder {
         void replace(Contribution before, Contribution after) {
             if (before != null) {
                 for (Name n : before.spread) spreadNames.remove(n);
+                for (Name n : before.localities.keySet()) localities.remove(n);
+                if (before.nodeZone != null) nodeZoneVotes.computeIfPresent(before.nodeZone, (z, v) -> v == 1 ? null : v - 1);
             }
             if (after != null) {
                 for (Name n : after.spread) spreadNames.put(n, Boolean.TRUE);
+                after.localities.forEach(localities::put);
+                if (after.nodeZone != null) nodeZoneVotes.merge(after.nodeZone, 1, Integer::sum);
             }
             moveScopes(before == null ? null : before.scopes, after == null ? null : after.scopes, scopeHolders, exportScopes);
             moveScopes(before == null ? null : before.wildcardScopes, after == null ? null : after.wildcardScopes,
@@ -104,18 +113,33 @@ final class MeshIndexBuilder {
             }
         }
 
+        /** The zone most contributors saw on this node (ties: the first by name); null when none did. */
+        private String learnedZone() {
+            String best = null;
+            int votes = 0;
+            for (Map.Entry<String, Integer> e : nodeZoneVotes.entrySet()) {
+                if (e.getValue() > votes) {
+                    best = e.getKey();
+                    votes = e.getValue();
+                }
+            }
+            return best;
+        }
+
         MeshIndex build(long version) {
             MeshIndexBuilder b = MeshIndexBuilder.this;
             b.namespaces = namespaces.build();
             b.podNamespaceByIp = podNamespaceByIp.build();
             b.serviceNames = serviceNames.build();
             b.spreadNames = spreadNames.build();
+            b.localities = localities.build();
             b.exportScopes = exportScopes.build();
             b.wildcardExportScopes = wildcardExportScopes.build();
             if (wildcards != null) b.wildcardHosts = wildcards;
             if (placeholder != null) b.placeholderAddresses = placeholder;
             b.current = new MeshIndex(b.namespaces.keySet(), b.podNamespaceByIp, b.serviceNames.keySet(), b.spreadNames.keySet(),
-                    b.wildcardHosts, b.exportScopes, b.wildcardExportScopes, b.placeholderAddresses, version);
+                    b.wildcardHosts, b.exportScopes, b.wildcardExportScopes, b.placeholderAddresses, b.localities, learnedZone(),
+                    version);
             return b.current;
         }
     }

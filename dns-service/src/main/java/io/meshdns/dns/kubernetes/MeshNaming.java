@@ -162,10 +162,13 @@ public class MeshNaming {
             exportDefault.add(t);
         }
         if (exportDefault.isEmpty()) exportDefault.add("*");
+        MeshSettings.Locality locality = new MeshSettings.Locality(
+                enumValue("meshdns.dns.locality.order", c.locality().order(), MeshSettings.Locality.Order.class),
+                c.locality().zone().map(String::trim).orElse(null), c.locality().nodeName().map(String::trim).orElse(null));
         try {
             return new MeshSettings(clusterDomain, clustersetDomain, cluster, remote, gateways, pods, c.kubernetes().ttl(), spread,
                     placeholder, c.autopath().enabled(), c.multicluster().failoverToRemote(), c.clusterset().perClusterNames(),
-                    exportDefault, staleClusters == StaleClusters.DROP, unhealthyClusters == StaleClusters.DROP);
+                    exportDefault, staleClusters == StaleClusters.DROP, unhealthyClusters == StaleClusters.DROP, locality);
         } catch (IllegalArgumentException e) {
             // the message starts with the key that is missing (placeholder.ipv4)
             throw new InvalidConfigException("meshdns.dns.placeholder.ipv4", e.getMessage(), e);

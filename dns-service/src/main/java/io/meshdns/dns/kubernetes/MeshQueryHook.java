@@ -30,7 +30,8 @@ import java.util.function.Supplier;
  *   <li>NXDOMAIN for the first search-path expansion of a known pod → autopath: CNAME to the real name plus its answer;</li>
  *   <li>a CNAME whose target lies outside our zones (an ExternalName service) → the target is resolved through
  *       {@code resolver} (the forwarder) and its answer appended;</li>
- *   <li>an A/AAAA RRset merged from several clusters → shuffled or rotated.</li>
+ *   <li>an A/AAAA RRset merged from several clusters → shuffled or rotated; one whose addresses sit in several
+ *       clusters or zones → this node's zone, then its cluster, first ({@link LocalityOrder}).</li>
  * </ol>
  * Responses from zones that are not ours return {@code null} at once (one string-set lookup); ours cost a few
  * field reads when none of the rules apply. {@link #beforeForward} answers wildcard ServiceEntry hosts.
@@ -102,8 +103,8 @@ public final class MeshQueryHook {
             // resolver does not chase CNAMEs, so we finish the chain through the forwarder.
             return chase(query, response, ((CNAMERecord) last).getTarget(), resolver);
         }
-        if (answer.size() > 1 && policy.spreads(idx, question.getName(), qtype)) {
-            return CompletableFuture.completedFuture(spread(response, answer));
+        if (answer.size() > 1 && policy.reorders(idx, question.getName(), qtype)) {
+            return CompletableFuture.completedFuture(reorder(response, answer, idx));
         }
         return null;
     }
@@ -214,7 +215,30 @@ public final class MeshQueryHook {
         });
     }
 
-    private Message spread(Message response, List<Record> answer) {
+    /** Spread (shuffled or rotated) when the name merges clusters, then by locality when its addresses' differ. */
+    private Message reorder(Message response, List<Record> answer, MeshIndex idx) {
+        Name owner = response.getQuestion().getName();
+        List<Record> order = policy.spreads(idx, owner, response.getQuestion().getType()) ? spread(answer)
+                : canonical(answer);
+        Map<java.net.InetAddress, MeshIndex.AddressLocality> localities = idx.localities().get(owner);
+        if (localities != null) {
+            MeshSettings.Locality l = policy.settings().locality();
+            order = LocalityOrder.order(order, localities, l.order(), l.zone() != null ? l.zone() : idx.learnedZone());
+        }
+        Message out = response.clone();
+        out.removeAllRecords(Section.ANSWER);
+        for (Record r : order) out.addRecord(r, Section.ANSWER);
+        return out;
+    }
+
+    /** One order whatever dnsjava's RRset rotation did: by address. */
+    private static List<Record> canonical(List<Record> answer) {
+        List<Record> order = new ArrayList<>(answer);
+        order.sort(java.util.Comparator.comparing(Record::rdataToString));
+        return order;
+    }
+
+    private List<Record> spread(List<Record> answer) {
         int n = answer.size();
         int shift = policy.settings().spread() == MeshSettings.Spread.ROUND_ROBIN
                 ? (int) Math.floorMod(roundRobin.getAndIncrement(), (long) n)
@@ -228,9 +252,6 @@ public final class MeshQueryHook {
         } else {
             java.util.Collections.shuffle(order, ThreadLocalRandom.current());
         }
-        Message out = response.clone();
-        out.removeAllRecords(Section.ANSWER);
-        for (Record r : order) out.addRecord(r, Section.ANSWER);
-        return out;
+        return order;
     }
 }

@@ -33,12 +33,13 @@ import java.util.Map;
  * @param dropUnhealthyClusters a remote cluster whose east-west gateway discovery's probes find down, or that is stale,
  *                             leaves the answers of every name another, healthy cluster also answers (fail-open: a
  *                             name only unhealthy clusters answer keeps them all, as Submariner Lighthouse does)
+ * @param locality             which addresses of a name that several clusters or zones answer come first
  */
 public record MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                            RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
                            PodRecords pods, long ttl, Spread spread, Placeholder placeholder, boolean autopath,
                            boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
-                           boolean dropStaleClusters, boolean dropUnhealthyClusters) {
+                           boolean dropStaleClusters, boolean dropUnhealthyClusters, Locality locality) {
 
     public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
                         RemoteServicePolicy remotePolicy, Map<String, List<InetAddress>> gatewayOverrides,
@@ -46,7 +47,7 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
                         boolean failoverToRemote, boolean clustersetPerClusterNames, List<String> defaultExportTo,
                         boolean dropStaleClusters) {
         this(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, false);
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, false, Locality.DEFAULT);
     }
 
     public MeshSettings(Name clusterDomain, Name clustersetDomain, String localCluster,
@@ -75,43 +76,73 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     public MeshSettings withLocalCluster(String cluster) {
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withPods(PodRecords p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withPlaceholder(Placeholder p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withClustersetPerClusterNames(boolean on) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, on, defaultExportTo, dropStaleClusters, dropUnhealthyClusters);
+                failoverToRemote, on, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withDropStaleClusters(boolean drop) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop, dropUnhealthyClusters);
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop, dropUnhealthyClusters, locality);
     }
 
     public MeshSettings withDropUnhealthyClusters(boolean drop) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, drop);
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, drop, locality);
+    }
+
+    public MeshSettings withLocality(Locality l) {
+        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
+                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, l);
     }
 
     public MeshSettings withDefaultExportTo(List<String> scopes) {
         return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters, dropUnhealthyClusters);
+                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters, dropUnhealthyClusters, locality);
+    }
+
+    /**
+     * {@code meshdns.dns.locality.*}: the order of the addresses of a name whose endpoints sit in several clusters or
+     * zones (headless services, clusterset names). {@code zone}: this node's zone ({@code meshdns.dns.locality.zone}),
+     * null to learn it from the endpoints on {@code nodeName} (the EndpointSlice controller copies each Node's zone
+     * label into its endpoints).
+     */
+    public record Locality(Order order, String zone, String nodeName) {
+        public static final Locality DEFAULT = new Locality(Order.ZONE, null, null);
+
+        public Locality {
+            zone = zone == null || zone.isBlank() ? null : zone;
+            nodeName = nodeName == null || nodeName.isBlank() ? null : nodeName;
+        }
+
+        /** {@code meshdns.dns.locality.order}. */
+        public enum Order {
+            /** This node's zone first (topology hints, else the endpoint's zone), then the local cluster, then the rest. */
+            ZONE,
+            /** The local cluster first, then the rest. */
+            CLUSTER,
+            /** No preference: the spread setting alone orders the addresses. */
+            NONE
+        }
     }
 
     /** {@code meshdns.dns.remote-service-policy}. */

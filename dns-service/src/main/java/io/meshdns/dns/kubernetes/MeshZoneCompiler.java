@@ -376,6 +376,7 @@ public final class MeshZoneCompiler {
                     slices.sort((a, b) -> a.name().compareTo(b.name()));
                 }
                 buildGroup(g, c);
+                c.nodeZone = nodeZone(g);
             }
             if (key.equals(settings.placeholder().service())) edit.placeholderAddresses(placeholderAddresses(g));
             Contribution before = indexed.get("service " + key);
@@ -391,6 +392,18 @@ public final class MeshZoneCompiler {
                     hosts.add(ServiceEntryRecords.key(c.serviceName.toString()));
                 }
             }
+        }
+
+        /** The zone this group's local endpoints on this node carry, when the zone is to be learned (no setting). */
+        private String nodeZone(ServiceGroup g) {
+            MeshSettings.Locality l = settings.locality();
+            if (l.order() != MeshSettings.Locality.Order.ZONE || l.zone() != null || l.nodeName() == null) return null;
+            for (String cluster : g.slicesByCluster.keySet()) {
+                if (!in.isLocal(cluster)) continue;
+                String zone = g.zoneOfNode(cluster, l.nodeName());
+                if (zone != null) return zone;
+            }
+            return null;
         }
 
         /**

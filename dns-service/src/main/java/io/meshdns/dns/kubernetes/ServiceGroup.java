@@ -2,6 +2,7 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.base.Names;
 
+import io.meshdns.dns.snapshot.MeshIndex.AddressLocality;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.EndpointAddress;
 import io.meshdns.model.PortSpec;
@@ -55,8 +56,21 @@ final class ServiceGroup {
         imports.keySet().removeAll(clusters);
     }
 
-    /** One ready endpoint address with the hostname label it is published under. */
-    record Endpoint(String cluster, String hostname, InetAddress ip, List<PortSpec> ports) {
+    /** One ready endpoint address with the hostname label it is published under, and its zone and topology hint. */
+    record Endpoint(String cluster, String hostname, InetAddress ip, List<PortSpec> ports, String zone, List<String> forZones) {
+    }
+
+    /**
+     * The zone of an endpoint (ready or not) of {@code cluster}'s copy on {@code node}: the EndpointSlice controller
+     * copies the Node's zone label into it. Null when none is there.
+     */
+    String zoneOfNode(String cluster, String node) {
+        for (CatalogEntry.EndpointSlice slice : slicesByCluster.getOrDefault(cluster, List.of())) {
+            for (EndpointAddress ea : slice.endpoints()) {
+                if (node.equals(ea.nodeName()) && ea.zone() != null && !ea.zone().isEmpty()) return ea.zone();
+            }
+        }
+        return null;
     }
 
     /**
@@ -78,7 +92,7 @@ final class ServiceGroup {
                     String host = ea.hostname() != null && !ea.hostname().isEmpty()
                             ? ea.hostname().toLowerCase(Locale.ROOT)
                             : Names.dashed(ip); // the spec's "system-assigned identifier", as CoreDNS makes it
-                    if (seen.add(host + "/" + text)) out.add(new Endpoint(cluster, host, ip, slice.ports()));
+                    if (seen.add(host + "/" + text)) out.add(new Endpoint(cluster, host, ip, slice.ports(), ea.zone(), ea.forZones()));
                 }
             }
         }
@@ -108,8 +122,12 @@ final class ServiceGroup {
                          List<PortSpec> servicePorts, boolean withPtr, boolean clusterLabel) {
         Set<String> contributing = new HashSet<>();
         Set<InetAddress> seen = new HashSet<>();
+        Map<InetAddress, AddressLocality> localities = new java.util.HashMap<>();
         for (Endpoint ep : endpoints) {
-            if (seen.add(ep.ip())) out.add(zoneKey, MeshZoneCompiler.address(base, in.ttl, ep.ip()));
+            if (seen.add(ep.ip())) {
+                out.add(zoneKey, MeshZoneCompiler.address(base, in.ttl, ep.ip()));
+                localities.put(ep.ip(), new AddressLocality(in.isLocal(ep.cluster()), ep.zone(), ep.forZones()));
+            }
             contributing.add(ep.cluster());
             Name host = endpointName(base, ep, clusterLabel);
             if (host == null) continue;
@@ -123,6 +141,7 @@ final class ServiceGroup {
             }
         }
         if (contributing.size() > 1) out.spread.add(base);
+        out.localities(base, localities);
     }
 
     private static Name endpointName(Name base, Endpoint ep, boolean clusterLabel) {

@@ -30,6 +30,9 @@ import java.util.Set;
  *                          {@code example.com.})
  * @param placeholderAddresses the ClusterIPs of the placeholder Service ({@code meshdns.dns.placeholder.service}), followed
  *                          live; empty: the fixed {@code placeholder.ipv4}
+ * @param localities        owner names whose A/AAAA addresses sit in more than one locality (cluster, zone,
+ *                          topology hint) → each address's locality, for the answer-time order
+ * @param learnedZone       this node's zone as the endpoints on it say (null: none seen, or no node name set)
  * @param version           the catalog version these were compiled from
  *
  * <p>The collections are taken as they are, not copied: the compiler hands over immutable views of
@@ -39,8 +42,27 @@ import java.util.Set;
 public record MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
                         Set<Name> spreadNames,
                         Map<Name, List<Record>> wildcardHosts, Map<Name, ExportScope> exportScopes,
-                        Map<Name, ExportScope> wildcardExportScopes, List<InetAddress> placeholderAddresses, long version) {
-    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), Map.of(), Map.of(), List.of(), 0);
+                        Map<Name, ExportScope> wildcardExportScopes, List<InetAddress> placeholderAddresses,
+                        Map<Name, Map<InetAddress, AddressLocality>> localities, String learnedZone, long version) {
+    public static final MeshIndex EMPTY = new MeshIndex(Set.of(), Map.of(), Set.of(), Set.of(), Map.of(), Map.of(), Map.of(), List.of(),
+            Map.of(), null, 0);
+
+    public MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
+                     Set<Name> spreadNames, Map<Name, List<Record>> wildcardHosts, Map<Name, ExportScope> exportScopes,
+                     Map<Name, ExportScope> wildcardExportScopes, List<InetAddress> placeholderAddresses, long version) {
+        this(namespaces, podNamespaceByIp, serviceNames, spreadNames, wildcardHosts, exportScopes, wildcardExportScopes,
+                placeholderAddresses, Map.of(), null, version);
+    }
+
+    /**
+     * Where one address of a name sits: in the local cluster or not, its zone (null: unknown) and the zones its
+     * topology hint names (empty: none).
+     */
+    public record AddressLocality(boolean localCluster, String zone, List<String> forZones) {
+        public AddressLocality {
+            forZones = List.copyOf(forZones);
+        }
+    }
 
     public MeshIndex(Set<String> namespaces, Map<InetAddress, String> podNamespaceByIp, Set<Name> serviceNames,
                      Set<Name> spreadNames, Map<Name, List<Record>> wildcardHosts, long version) {

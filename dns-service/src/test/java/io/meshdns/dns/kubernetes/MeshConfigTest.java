@@ -45,6 +45,13 @@ class MeshConfigTest {
                 };
             }
             public Autopath autopath() { return () -> false; }
+            public Locality locality() {
+                return new Locality() {
+                    public String order() { return v.getOrDefault("locality", "zone"); }
+                    public Optional<String> zone() { return Optional.ofNullable(v.get("zone")); }
+                    public Optional<String> nodeName() { return Optional.ofNullable(v.get("node")); }
+                };
+            }
         };
     }
 
@@ -70,6 +77,7 @@ class MeshConfigTest {
         failsNaming("meshdns.dns.multicluster.unhealthy-clusters", Map.of("unhealthy", "ignore"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "global-sidecar"));
         failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "a/b/c"));
+        failsNaming("meshdns.dns.locality.order", Map.of("locality", "nearest"));
     }
 
     @Test
@@ -88,6 +96,9 @@ class MeshConfigTest {
         assertTrue(MeshNaming.settings(config(Map.of("stale", "drop"))).dropStaleClusters());
         assertTrue(!defaults.dropUnhealthyClusters(), "health is not read unless asked");
         assertTrue(MeshNaming.settings(config(Map.of("unhealthy", "drop"))).dropUnhealthyClusters());
+        assertEquals(new MeshSettings.Locality(MeshSettings.Locality.Order.ZONE, null, null), defaults.locality());
+        assertEquals(new MeshSettings.Locality(MeshSettings.Locality.Order.CLUSTER, "zone-a", "node-1"),
+                MeshNaming.settings(config(Map.of("locality", "cluster", "zone", " zone-a ", "node", "node-1"))).locality());
     }
 
     @Test

@@ -47,7 +47,8 @@ class MeshIncrementalTest {
 
     @Test
     void everyDeltaGivesTheSnapshotOfAFreshCompile() {
-        for (MeshSettings settings : List.of(MeshSettings.defaults(),
+        for (MeshSettings settings : List.of(MeshSettings.defaults()
+                        .withLocality(new MeshSettings.Locality(MeshSettings.Locality.Order.ZONE, null, "n3")),
                 MeshSettings.defaults().withRemotePolicy(MeshSettings.RemoteServicePolicy.GATEWAY)
                         .withPlaceholder(new MeshSettings.Placeholder(true, (java.net.Inet4Address) Names.ip("198.18.0.1"),
                                 List.of(Names.absolute("service.entry")), 30)))) {
@@ -157,8 +158,13 @@ class MeshIncrementalTest {
                 case 3, 4 -> {
                     List<EndpointAddress> eps = new ArrayList<>();
                     for (int k = random.nextInt(3); k >= 0; k--) {
+                        // Zones per node, and a node (n3) whose zone its endpoints disagree on: the learned zone
+                        // is a vote, and must come out the same however the deltas arrived.
+                        String node = "n" + (1 + random.nextInt(3));
+                        String zone = node.equals("n3") ? "zone-" + random.nextInt(2) : "zone-" + node;
+                        List<String> hint = random.nextInt(3) == 0 ? List.of("zone-n" + (1 + random.nextInt(2))) : List.of();
                         eps.add(new EndpointAddress(List.of("10.1." + cluster.length() + "." + random.nextInt(8)),
-                                random.nextBoolean() ? name + "-" + k : null, random.nextInt(5) > 0, "n1", name + "-" + k));
+                                random.nextBoolean() ? name + "-" + k : null, random.nextInt(5) > 0, node, name + "-" + k, zone, hint));
                     }
                     out.add(new CatalogEntry.EndpointSlice(cluster, ns, name + "-s" + random.nextInt(2), random.nextInt(6) == 0 ? NAMES.get(ip) : name,
                             "IPv4", eps, List.of(new PortSpec("http", "TCP", 8080 + ip))));

@@ -60,6 +60,17 @@ public final class Dns {
         return List.copyOf(out);
     }
 
+    /** The A addresses in the order the answer lists them (what a client that takes the first one gets). */
+    public List<String> aInOrder(String name) {
+        Message m = query(name, Type.A);
+        if (m.getRcode() != Rcode.NOERROR) return List.of("[" + Rcode.string(m.getRcode()) + "]");
+        List<String> out = new java.util.ArrayList<>();
+        for (Record r : m.getSection(Section.ANSWER)) {
+            if (r.getType() == Type.A) out.add(r.rdataToString());
+        }
+        return out;
+    }
+
     public List<String> a(String name) {
         return addresses(name, Type.A);
     }
