@@ -19,7 +19,7 @@ class JournalAndUpdateFuzz {
     static final Name ZONE = Name.fromConstantString("mesh.example.");
     static final ZoneData BASE = ZoneData.initial(ZONE);
 
-    @FuzzTest(maxExecutions = 1_000_000)
+    @FuzzTest(maxExecutions = 1_000_000, maxDuration = "25m")
     void update(byte[] wire) throws IOException {
         Message m;
         try {
@@ -38,7 +38,7 @@ class JournalAndUpdateFuzz {
         }
     }
 
-    @FuzzTest(maxExecutions = 1_000_000)
+    @FuzzTest(maxExecutions = 1_000_000, maxDuration = "25m")
     void replay(FuzzedDataProvider data) throws IOException {
         String text = data.consumeRemainingAsString();
         ZoneJournal.Replay replay = ZoneJournal.replay(ZONE, text, Path.of("fuzz.journal"));

@@ -10,7 +10,7 @@ import java.io.IOException;
  * in a parsed message or an IOException (FORMERR), never another throwable or a hang.
  */
 class PacketParserFuzz {
-    @FuzzTest(maxExecutions = 1_000_000)
+    @FuzzTest(maxExecutions = 1_000_000, maxDuration = "25m")
     void parse(byte[] packet) {
         Message m;
         try {

@@ -275,9 +275,17 @@ final class UpstreamTransport implements AutoCloseable {
         return streams.openConnections();
     }
 
-    /** The response if its ID and question match what we asked, else null. */
+    /** The opcode's four bits in the header's third byte. */
+    private static final int OPCODE_BITS = 0x78;
+
+    /** The response if it is a QUERY reply whose ID and question match what we asked, else null. */
     static Message parseMatching(byte[] bytes, int id, Record question) {
         if (bytes.length < 12 || (((bytes[0] & 0xFF) << 8) | (bytes[1] & 0xFF)) != id) {
+            return null;
+        }
+        if ((bytes[2] & OPCODE_BITS) != 0) {
+            // Not a QUERY reply (RFC 1035 4.1.1: a reply copies the query's opcode). Read as one anyway it would
+            // differ from what we relay: an UPDATE may carry empty rdata that a QUERY reply cannot (UpstreamResponseFuzz).
             return null;
         }
         Message response;

@@ -20,8 +20,12 @@ class UpstreamAnswerCheckTest {
     private static final Name NAME = Name.fromConstantString("www.example.com.");
 
     private static byte[] answer(int rdataType, byte[] rdata) {
+        return answer(0x8180, rdataType, rdata);
+    }
+
+    private static byte[] answer(int flags, int rdataType, byte[] rdata) {
         ByteBuffer b = ByteBuffer.allocate(512);
-        b.putShort((short) 0x1234).putShort((short) 0x8180).putShort((short) 1).putShort((short) 1).putShort((short) 0).putShort((short) 0);
+        b.putShort((short) 0x1234).putShort((short) flags).putShort((short) 1).putShort((short) 1).putShort((short) 0).putShort((short) 0);
         b.put(NAME.toWire()).putShort((short) Type.A).putShort((short) DClass.IN);
         b.put(NAME.toWire()).putShort((short) rdataType).putShort((short) DClass.IN).putInt(60).putShort((short) rdata.length).put(rdata);
         byte[] wire = new byte[b.position()];
@@ -35,5 +39,20 @@ class UpstreamAnswerCheckTest {
         Record question = Record.newRecord(NAME, Type.A, DClass.IN);
         assertNull(UpstreamTransport.parseMatching(answer(Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question), "WKS, empty bitmap");
         assertNotNull(UpstreamTransport.parseMatching(answer(Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "a plain A is kept");
+    }
+
+    /**
+     * A reply must carry the opcode of the query (RFC 1035 4.1.1). Found by UpstreamResponseFuzz: an UPDATE-opcode
+     * reply with an empty SVCB record (empty rdata is legal in UPDATE, not in QUERY) was cached, and the cached bytes,
+     * replayed as a QUERY reply, no longer parsed.
+     */
+    @Test
+    void aReplyWithAnotherOpcodeIsDropped() {
+        Record question = Record.newRecord(NAME, Type.A, DClass.IN);
+        int update = 0x8000 | (5 << 11) | 0x0080;
+        assertNull(UpstreamTransport.parseMatching(answer(update, Type.SVCB, new byte[0]), 0x1234, question), "UPDATE, empty SVCB");
+        assertNull(UpstreamTransport.parseMatching(answer(update, Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "UPDATE, A");
+        assertNull(UpstreamTransport.parseMatching(answer(0x8000 | (2 << 11), Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question),
+                "STATUS");
     }
 }
