@@ -64,7 +64,10 @@ public record OwnershipClaim(String owner, String resource, Optional<List<String
         if (rawTargets != null) {
             var set = new TreeSet<String>();
             for (String s : rawTargets.split(";")) {
-                if (!s.isBlank()) set.add(s.trim());
+                // Trimmed first, then tested: a target of control characters only (trim() takes every char up to
+                // U+0020; isBlank() only whitespace) would be kept as "" and lost on the next read (OwnershipTxtFuzz).
+                String target = s.trim();
+                if (!target.isEmpty()) set.add(target);
             }
             targets = Optional.of(List.copyOf(new ArrayList<>(set)));
         }

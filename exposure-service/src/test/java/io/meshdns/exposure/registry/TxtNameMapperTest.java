@@ -65,4 +65,13 @@ class TxtNameMapperTest {
         assertEquals(shared, OwnershipClaim.parse(shared.serialize()).orElseThrow());
         assertTrue(OwnershipClaim.parse("v=spf1 -all").isEmpty());
     }
+
+    /** A target of control characters only is no target: read once, written and read again, the claim is the same. */
+    @Test
+    void aTargetThatTrimsToNothingIsDroppedOnTheFirstRead() {
+        var c = OwnershipClaim.parse("heritage=external-dns,external-dns/owner=,external-dns/targets=\u0017;\u0017\uffff\uffff0")
+                .orElseThrow();
+        assertEquals(Optional.of(List.of("\uffff\uffff0")), c.targets(), "trimmed, and the one that trims to nothing gone");
+        assertEquals(c, OwnershipClaim.parse(c.serialize()).orElseThrow());
+    }
 }
