@@ -67,8 +67,15 @@ public interface ExposureConfig {
     @WithDefault("false")
     boolean forceDefaultTargets();
 
-    /** ExternalDNS --fqdn-template ({{name}}, {{namespace}}); when set, every Service is considered. */
+    /**
+     * ExternalDNS --fqdn-template ({{.Name}}, {{.Namespace}}, {{.Kind}}, {{.Labels.key}}, {{.Annotations.key}}, index; comma =
+     * several names): the names of a Service, Ingress, Istio Gateway or VirtualService that has none of its own.
+     */
     Optional<String> fqdnTemplate();
+
+    /** ExternalDNS --combine-fqdn-annotation: the template's names are added to the object's own names. */
+    @WithDefault("false")
+    boolean combineFqdnAnnotation();
 
     /** ExternalDNS --txt-prefix (may contain %{record_type}). */
     Optional<String> txtPrefix();

@@ -91,7 +91,8 @@ public record ExposureSettings(String ownerId, Policy policy, DomainFilter filte
         return new ExposureSettings(owner, policy, filter, c.dryRun(),
                 new SourceSettings(c.defaultDomain().map(d -> d.endsWith(".") ? d.substring(0, d.length() - 1) : d),
                         c.publishClusterIp(), c.fqdnTemplate(), defaultTargets(c), c.forceDefaultTargets(),
-                        c.annotationPrefix().filter(p -> !p.isBlank()).map(io.meshdns.exposure.source.AnnotationPrefix::check).orElse("")),
+                        c.annotationPrefix().filter(p -> !p.isBlank()).map(io.meshdns.exposure.source.AnnotationPrefix::check).orElse(""),
+                        c.combineFqdnAnnotation()),
                 sources, new TxtNameMapper(c.txtPrefix().orElse(""), c.txtSuffix().orElse("")), List.copyOf(providers), Set.copyOf(adopt), claims, Set.copyOf(events));
     }
 

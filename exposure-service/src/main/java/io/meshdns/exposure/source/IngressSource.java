@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * Ingress → endpoints, as ExternalDNS's ingress source: the hosts of spec.rules and spec.tls plus
  * the hostname annotation, pointing at status.loadBalancer.ingress (IP → A/AAAA, host → CNAME) or
- * at the target annotation. Rule hosts are declared names, so an Ingress needs no annotation.
+ * at the target annotation. Rule hosts are declared names, so an Ingress needs no annotation; one without any names
+ * takes meshdns.exposure.fqdn-template's ({@link FqdnTemplate}).
  */
 @Singleton
 public final class IngressSource implements Source {
@@ -31,10 +32,15 @@ public final class IngressSource implements Source {
 
     @Override
     public void translate(HasMetadata object, SourceContext context, SourceOutput out) {
-        translate((Ingress) object, out);
+        translate((Ingress) object, context, out);
     }
 
+    /** Without a pass: no fqdn-template. */
     public void translate(Ingress ing, SourceOutput out) {
+        translate(ing, new SourceContext(new SourceSettings(java.util.Optional.empty(), false, java.util.Optional.empty()), Map.of()), out);
+    }
+
+    public void translate(Ingress ing, SourceContext context, SourceOutput out) {
         SourceObject obj = SourceObject.open(ing, "Ingress").orElse(null);
         if (obj == null) return;
         Map<String, String> ann = obj.annotations();
@@ -55,10 +61,11 @@ public final class IngressSource implements Source {
             }
         }
         if (!hostSource.equalsIgnoreCase("defined-hosts-only")) hosts.addAll(obj.hostnameAnnotation());
-        if (hosts.isEmpty()) return;
+        List<String> names = obj.templateNames(context, out, hosts);
+        if (names.isEmpty()) return;
         long ttl = obj.ttl(out);
         List<String> targets = Annotations.list(ann, Annotations.TARGET).isEmpty() ? loadBalancerTargets(ing) : obj.targetAnnotation(out);
-        for (String h : hosts) obj.publish(out, h, targets, ttl);
+        for (String h : names) obj.publish(out, h, targets, ttl);
         out.finishObject(first, ann, ttl);
     }
 

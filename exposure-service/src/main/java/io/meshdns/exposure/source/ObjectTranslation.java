@@ -100,7 +100,7 @@ public final class ObjectTranslation {
             }
         }
         byKind.values().forEach(list -> list.sort(BY_NAMESPACE_AND_NAME));
-        var context = new SourceContext(settings, byKind);
+        var context = new SourceContext(settings, byKind, filter.namespace());
         var out = new SourceOutput();
         for (Source source : sources) {
             for (HasMetadata o : context.objects(source.kind())) {
@@ -114,16 +114,21 @@ public final class ObjectTranslation {
     /**
      * ExternalDNS's --default-targets (source/wrappers/multisource.go): an A, AAAA or CNAME endpoint without targets (a
      * DNSEndpoint entry may leave them out) gets the default targets, typed by what each is; with --force-default-targets
-     * every such endpoint does. Labels (owner resource), TTL, set identifier and provider-specific properties are kept.
+     * every such endpoint does. Labels (owner resource), TTL, set identifier and provider-specific properties are kept; a name
+     * (per set identifier and owner) gets the defaults once, whatever address types it had. Unlike ExternalDNS, whose
+     * forced defaults turn every endpoint of a name into address records, TXT, SRV, MX, … keep their own targets.
      */
     private void applyDefaultTargets(SourceOutput out) {
         var result = new ArrayList<Endpoint>(out.endpoints().size());
+        var replaced = new java.util.HashSet<String>();
         for (Endpoint e : out.endpoints()) {
             boolean addressLike = e.recordType().equals("A") || e.recordType().equals("AAAA") || e.recordType().equals("CNAME");
             if (!addressLike || !settings.forceDefaultTargets() && !e.targets().isEmpty()) {
                 result.add(e);
                 continue;
             }
+            // a name's A and AAAA (or CNAME) are replaced by the defaults once, not once per address type it had
+            if (!replaced.add(e.dnsName() + "\n" + e.setIdentifier() + "\n" + e.resource())) continue;
             var byType = new TreeMap<String, List<String>>();
             for (String t : settings.defaultTargets()) {
                 String type = Endpoint.isIpLiteral(t) ? (t.contains(":") ? "AAAA" : "A") : "CNAME";

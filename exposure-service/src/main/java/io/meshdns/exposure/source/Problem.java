@@ -28,6 +28,12 @@ public record Problem(String kind, String apiVersion, String namespace, String n
     /** Warning: the Gateway has neither a target annotation nor status.addresses; the route's current records are kept. */
     public static final String GATEWAY_WITHOUT_ADDRESS = "GatewayWithoutAddress";
 
+    /** Warning: meshdns.exposure.fqdn-template reads a label or annotation this object does not have; its current records are kept. */
+    public static final String INVALID_FQDN_TEMPLATE = "InvalidFqdnTemplate";
+
+    /** Warning on a ListenerSet whose parent Gateway does not exist: no route publishes through it (the pass goes on). */
+    public static final String LISTENER_SET_WITHOUT_GATEWAY = "ListenerSetWithoutGateway";
+
     /** Warning: a gateway an object names does not exist; it gives no targets (the object's other gateways still do). */
     public static final String GATEWAY_NOT_FOUND = "GatewayNotFound";
 

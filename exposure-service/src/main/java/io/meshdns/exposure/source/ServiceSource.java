@@ -113,10 +113,9 @@ public final class ServiceSource implements Source {
                 hostnames.add(name + "." + ns + "." + settings.defaultDomain().get());
             }
         }
-        if (hostnames.isEmpty() && settings.fqdnTemplate().isPresent()) {
-            hostnames.add(settings.fqdnTemplate().get().replace("{{name}}", name).replace("{{namespace}}", ns)
-                    .replace("{{.Name}}", name).replace("{{.Namespace}}", ns));
-        }
+        List<String> named = FqdnTemplate.names(settings, svc, "Service", hostnames, out);
+        hostnames.clear();
+        hostnames.addAll(named);
         if (hostnames.isEmpty() && internal.isEmpty()) return;
 
         long ttl = ttl(svc, "Service", ann, out);

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -15,10 +16,31 @@ public final class SourceContext {
     private final SourceSettings settings;
     private final Map<String, List<HasMetadata>> objectsByKind;
     private final Map<String, Object> indexes = new HashMap<>();
+    private final Optional<String> namespace;
 
     public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind) {
+        this(settings, objectsByKind, Optional.empty());
+    }
+
+    /** {@code namespace}: meshdns.exposure.namespace, for the sources that look objects up the way ExternalDNS's informers would. */
+    public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind, Optional<String> namespace) {
         this.settings = settings;
         this.objectsByKind = Map.copyOf(objectsByKind);
+        this.namespace = namespace;
+    }
+
+    /**
+     * meshdns.exposure.namespace (ExternalDNS's --namespace), when set. It already narrows every source's own objects; a source
+     * whose ExternalDNS counterpart also reads a context kind through that namespace (Istio Gateway's Services and Ingresses)
+     * narrows those with it.
+     */
+    public Optional<String> namespace() {
+        return namespace;
+    }
+
+    /** Whether an object of a context kind is in meshdns.exposure.namespace (always, when unset). */
+    public boolean inNamespace(HasMetadata o) {
+        return namespace.map(n -> n.equals(o.getMetadata().getNamespace())).orElse(true);
     }
 
     public SourceSettings settings() {

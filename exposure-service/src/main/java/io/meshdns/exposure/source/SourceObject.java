@@ -57,6 +57,11 @@ public record SourceObject(HasMetadata object, String kind, Map<String, String> 
         return Annotations.list(annotations, Annotations.HOSTNAME);
     }
 
+    /** {@code own} names plus what meshdns.exposure.fqdn-template gives this object ({@link FqdnTemplate#names}). */
+    public List<String> templateNames(SourceContext context, SourceOutput out, java.util.Collection<String> own) {
+        return FqdnTemplate.names(context.settings(), object, kind, own, out);
+    }
+
     /** The target annotation's values, normalised (IP → A/AAAA text, else a name); a bad value is a Problem and skipped. */
     public List<String> targetAnnotation(SourceOutput out) {
         var targets = new ArrayList<String>();

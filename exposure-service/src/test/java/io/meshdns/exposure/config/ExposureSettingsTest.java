@@ -104,6 +104,10 @@ class ExposureSettingsTest {
         failsNaming("meshdns.exposure.force-default-targets", Map.of("meshdns.exposure.force-default-targets", "true"));
         assertEquals(List.of("192.0.2.1", "lb.example.net"),
                 settings(Map.of("meshdns.exposure.default-targets", "192.0.2.1,LB.example.net.")).sources().defaultTargets());
+        failsNaming("meshdns.exposure.fqdn-template", Map.of("meshdns.exposure.fqdn-template", "{{.Spec.ClusterIP}}.example.org"));
+        failsNaming("meshdns.exposure.fqdn-template", Map.of("meshdns.exposure.fqdn-template", "{{.Name}.example.org"));
+        assertTrue(settings(Map.of("meshdns.exposure.fqdn-template", "{{.Name}}.example.org", "meshdns.exposure.combine-fqdn-annotation", "true"))
+                .sources().combineFqdnAnnotation());
         failsNaming("meshdns.exposure.annotation-prefix", Map.of("meshdns.exposure.annotation-prefix", "dns.example.com"));
         assertEquals("dns.example.com/", settings(Map.of("meshdns.exposure.annotation-prefix", "dns.example.com/")).sources().annotationPrefix());
         failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));

@@ -50,6 +50,28 @@ class DefaultTargetsTest {
                 "given.example.org 0 A [203.0.113.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"), run(List.of("203.0.113.1"), true));
     }
 
+    static final String MIXED = """
+            apiVersion: externaldns.k8s.io/v1alpha1
+            kind: DNSEndpoint
+            metadata: {name: mixed, namespace: shop}
+            spec:
+              endpoints:
+              - {dnsName: web.example.org, recordType: A, targets: [192.0.2.1], recordTTL: 60}
+              - {dnsName: web.example.org, recordType: AAAA, targets: ["2001:db8::5"], recordTTL: 60}
+              - {dnsName: web.example.org, recordType: TXT, targets: [hello]}
+              - {dnsName: _sip._udp.web.example.org, recordType: SRV, targets: ["10 5 5060 web.example.org"]}
+            """;
+
+    /** Forced defaults replace a name's address records once, however many address types it had; TXT and SRV keep theirs. */
+    @Test
+    void forcedDefaultsReplaceANamesAddressesOnceAndLeaveTxtAndSrvAsWritten() {
+        var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), List.of("203.0.113.1", "2001:db8::1"), true);
+        var out = new ObjectTranslation(settings, Set.of("crd")).translate(List.of((HasMetadata) new KubernetesSerialization().unmarshal(MIXED)));
+        var lines = out.endpoints().stream().map(e -> e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets()).sorted().toList();
+        assertEquals(List.of("_sip._udp.web.example.org 0 SRV [10 5 5060 web.example.org]", "web.example.org 0 TXT [hello]",
+                "web.example.org 60 A [203.0.113.1]", "web.example.org 60 AAAA [2001:db8::1]"), lines);
+    }
+
     @Test
     void withoutDefaultsAnEmptyEntryStaysEmpty() {
         assertEquals(Set.of("alias.example.org 0 CNAME [] crd/shop/edge", "empty.example.org 60 A [] crd/shop/edge",

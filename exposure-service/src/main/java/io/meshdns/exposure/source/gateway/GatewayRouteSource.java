@@ -13,7 +13,6 @@ import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.WatchedKind;
 import io.meshdns.exposure.endpoint.Endpoint;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -30,8 +29,9 @@ import java.util.TreeSet;
  *       annotation-only | defined-hosts-only} picks one); a route without spec.hostnames takes the listener's;
  *       TCP/UDP routes have none, so they need the annotation;</li>
  *   <li>parents: only {@code status.parents} entries that are also in {@code spec.parentRefs}, are Gateways
- *       ({@code gateway.networking.k8s.io}), pass {@code meshdns.exposure.gateway.*}, and are Accepted=True for
- *       the route's current {@code metadata.generation};</li>
+ *       ({@code gateway.networking.k8s.io}) — or, with {@code meshdns.exposure.gateway.listener-sets}, ListenerSets
+ *       followed to their Gateway ({@link ListenerParents}) —, pass {@code meshdns.exposure.gateway.*}, and are
+ *       Accepted=True for the route's current {@code metadata.generation};</li>
  *   <li>listeners: the parentRef's sectionName (else all), same protocol (HTTPS = HTTP, a TLS listener takes TCP
  *       routes), the parentRef's port if set, allowedRoutes namespaces (Same by default, All, Selector on the
  *       route's Namespace labels) and kinds;</li>
@@ -73,7 +73,8 @@ public abstract class GatewayRouteSource implements Source {
 
     @Override
     public final List<WatchedKind> context() {
-        return List.of(GATEWAYS, NAMESPACES);
+        return filter.listenerSets() ? List.of(GATEWAYS, NAMESPACES, ListenerParents.LISTENER_SETS, ListenerParents.X_LISTENER_SETS)
+                : List.of(GATEWAYS, NAMESPACES);
     }
 
     @Override
@@ -95,29 +96,31 @@ public abstract class GatewayRouteSource implements Source {
         if (!hostSource.equalsIgnoreCase("defined-hosts-only")) routeHosts.addAll(Annotations.list(ann, Annotations.HOSTNAME));
         if (specHosts.isEmpty() || hostSource.equalsIgnoreCase("annotation-only") && routeHosts.isEmpty()) routeHosts.add("");
 
-        Map<String, HasMetadata> gateways = context.index("gateway/by-name", GatewayRouteSource::gatewaysByName);
         Map<String, LinkedHashSet<String>> hostTargets = new LinkedHashMap<>();
         Set<String> unmatchedHosts = new TreeSet<>();
+        var notAttached = new TreeSet<String>();
         boolean accepted = false;
         for (Object s : list(map(route.getAdditionalProperties().get("status")).get("parents"))) {
             Map<String, Object> parentStatus = map(s);
             Map<String, Object> ref = map(parentStatus.get("parentRef"));
             String namespace = str(ref.get("namespace"), meta.getNamespace());
             if (!hasParentRef(parentRefs, ref, meta.getNamespace())) continue;
-            if (!GROUP.equals(str(ref.get("group"), GROUP)) || !"Gateway".equals(str(ref.get("kind"), "Gateway"))) continue;
-            HasMetadata gw = gateways.get(namespace + "/" + str(ref.get("name"), ""));
-            if (gw == null || !filter.admits(gw)) continue;
+            var resolved = ListenerParents.resolve(str(ref.get("group"), GROUP), str(ref.get("kind"), "Gateway"), namespace,
+                    str(ref.get("name"), ""), filter, context, out);
+            if (resolved.parent() == null) {
+                if (resolved.reason() != null) notAttached.add(resolved.reason());
+                continue;
+            }
             if (!isAccepted(parentStatus, meta.getGeneration())) continue;
             accepted = true;
+            ListenerParents.Parent parent = resolved.parent();
             String section = str(ref.get("sectionName"), "");
             Object port = ref.get("port");
-            var gwObj = (GenericKubernetesResource) gw;
-            for (Object l : list(map(gwObj.getAdditionalProperties().get("spec")).get("listeners"))) {
-                Map<String, Object> lis = map(l);
+            for (Map<String, Object> lis : parent.listeners()) {
                 if (!section.isEmpty() && !section.equals(lis.get("name"))) continue;
                 if (!protocolMatches(protocol, str(lis.get("protocol"), ""))) continue;
                 if (port != null && !String.valueOf(port).equals(String.valueOf(lis.get("port")))) continue;
-                if (!routeAllowed(gw, lis, route, context)) continue;
+                if (!routeAllowed(parent.ownerNamespace(), lis, route, context)) continue;
                 String gwHost = str(lis.get("hostname"), "");
                 for (String rtHost : routeHosts) {
                     if (gwHost.isEmpty() && rtHost.isEmpty()) continue;
@@ -126,13 +129,14 @@ public abstract class GatewayRouteSource implements Source {
                         unmatchedHosts.add(rtHost);
                         continue;
                     }
-                    hostTargets.computeIfAbsent(host, x -> new LinkedHashSet<>()).addAll(targets(gwObj));
+                    hostTargets.computeIfAbsent(host, x -> new LinkedHashSet<>()).addAll(parent.targets());
                 }
             }
         }
         if (!accepted) {
             out.problem(route, k, Problem.ROUTE_NOT_ACCEPTED, "no Gateway has accepted generation " + meta.getGeneration()
-                    + " of this " + k + " (status.parents Accepted=True with that observedGeneration); nothing published");
+                    + " of this " + k + " (status.parents Accepted=True with that observedGeneration)"
+                    + (notAttached.isEmpty() ? "" : "; not attached: " + String.join("; ", notAttached)) + "; nothing published");
             return;
         }
         unmatchedHosts.removeAll(hostTargets.keySet());
@@ -157,24 +161,6 @@ public abstract class GatewayRouteSource implements Source {
             }
         }
         out.finishObject(first, ann, ttl);
-    }
-
-    private static List<String> targets(GenericKubernetesResource gw) {
-        List<String> override = Annotations.list(gw.getMetadata().getAnnotations() == null ? Map.of() : gw.getMetadata().getAnnotations(),
-                Annotations.TARGET);
-        if (!override.isEmpty()) return override;
-        var out = new ArrayList<String>();
-        for (Object a : list(map(gw.getAdditionalProperties().get("status")).get("addresses"))) {
-            Object v = map(a).get("value");
-            if (v != null && !v.toString().isBlank()) out.add(v.toString());
-        }
-        return out;
-    }
-
-    private static Map<String, HasMetadata> gatewaysByName(SourceContext context) {
-        var out = new HashMap<String, HasMetadata>();
-        for (HasMetadata g : context.objects(GATEWAYS)) out.put(g.getMetadata().getNamespace() + "/" + g.getMetadata().getName(), g);
-        return out;
     }
 
     private static boolean hasParentRef(List<Object> parentRefs, Map<String, Object> ref, String routeNamespace) {
@@ -209,14 +195,15 @@ public abstract class GatewayRouteSource implements Source {
         return a.equals(b);
     }
 
-    private boolean routeAllowed(HasMetadata gw, Map<String, Object> listener, HasMetadata route, SourceContext context) {
+    /** The listener's allowedRoutes: {@code Same} is the namespace of the object that holds the listener (Gateway or ListenerSet). */
+    private boolean routeAllowed(String ownerNamespace, Map<String, Object> listener, HasMetadata route, SourceContext context) {
         Map<String, Object> allow = map(listener.get("allowedRoutes"));
         Map<String, Object> namespaces = map(allow.get("namespaces"));
         String from = str(namespaces.get("from"), "Same");
         switch (from) {
             case "All" -> { }
             case "Same" -> {
-                if (!Objects.equals(gw.getMetadata().getNamespace(), route.getMetadata().getNamespace())) return false;
+                if (!Objects.equals(ownerNamespace, route.getMetadata().getNamespace())) return false;
             }
             case "Selector" -> {
                 HasMetadata ns = null;

@@ -16,7 +16,8 @@ import java.util.List;
 
 /**
  * ExternalDNS's {@code --source=istio-gateway} (v0.22, source/istio_gateway.go): an Istio Gateway's
- * spec.servers[].hosts ({@code namespace/host} read as host, {@code *} skipped) plus the hostname annotation, at the
+ * spec.servers[].hosts ({@code namespace/host} read as host, {@code *} skipped) plus the hostname annotation (or the
+ * fqdn-template's names, {@link io.meshdns.exposure.source.FqdnTemplate}), at the
  * targets of the ingress gateway it selects (see {@link IstioGateways#targets}). Registry resource key
  * {@code gateway/<ns>/<name>}, as ExternalDNS writes it. A Gateway whose ingress annotation cannot be followed is a
  * Problem on it and keeps its current records (ExternalDNS fails the whole pass there).
@@ -44,7 +45,7 @@ public final class IstioGatewaySource implements Source {
         var gateway = (GenericKubernetesResource) object;
         SourceObject obj = SourceObject.open(gateway, "Gateway").orElse(null);
         if (obj == null) return;
-        var hosts = new LinkedHashSet<>(IstioGateways.hosts(gateway, obj.annotations()));
+        var hosts = new LinkedHashSet<>(obj.templateNames(context, out, IstioGateways.hosts(gateway, obj.annotations())));
         if (hosts.isEmpty()) return;
         List<String> targets;
         try {

@@ -63,8 +63,9 @@ final class IstioGateways {
 
     /**
      * The Gateway's target annotation; else the addresses of the Ingress its ingress annotation names; else every
-     * Service (any namespace) whose spec.selector holds the Gateway's spec.selector: its spec.externalIPs if any,
-     * else its status.loadBalancer.ingress (IP, else host name).
+     * Service whose spec.selector holds the Gateway's spec.selector: its spec.externalIPs if any, else its
+     * status.loadBalancer.ingress (IP, else host name). Services and Ingresses are looked up in any namespace, or only in
+     * meshdns.exposure.namespace when it is set (as ExternalDNS's informers for them are).
      */
     static List<String> targets(GenericKubernetesResource gateway, SourceContext context, SourceOutput out) throws NoTargets {
         SourceObject gw = SourceObject.of(gateway, "Gateway");
@@ -75,6 +76,7 @@ final class IstioGateways {
             if (ref == null) throw new NoTargets("Gateway " + gw.namespace() + "/" + gw.name() + ": ingress annotation '" + ingress
                     + "' is neither name nor namespace/name");
             Ingress ing = context.<Map<String, Ingress>>index("istio/ingresses", IstioGateways::ingressesByName).get(ref[0] + "/" + ref[1]);
+            if (ing != null && !context.inNamespace(ing)) ing = null; // ExternalDNS reads Ingresses through --namespace too
             if (ing == null) throw new NoTargets("Gateway " + gw.namespace() + "/" + gw.name() + ": its ingress annotation names Ingress "
                     + ref[0] + "/" + ref[1] + ", which does not exist");
             return IngressSource.loadBalancerTargets(ing);
@@ -82,6 +84,7 @@ final class IstioGateways {
         Map<String, String> selector = Fields.stringMap(Fields.top(gateway, "spec").get("selector"));
         var targets = new ArrayList<String>();
         for (Service svc : context.<Service>objects(ServiceSource.SERVICES)) {
+            if (!context.inNamespace(svc)) continue;
             Map<String, String> svcSelector = svc.getSpec() == null || svc.getSpec().getSelector() == null ? Map.of() : svc.getSpec().getSelector();
             if (!selector.entrySet().stream().allMatch(e -> Objects.equals(svcSelector.get(e.getKey()), e.getValue()))) continue;
             if (svc.getSpec() != null && svc.getSpec().getExternalIPs() != null && !svc.getSpec().getExternalIPs().isEmpty()) {

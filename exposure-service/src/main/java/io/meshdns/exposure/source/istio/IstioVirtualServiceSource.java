@@ -62,6 +62,9 @@ public final class IstioVirtualServiceSource implements Source {
             hosts.add(parts.length == 2 ? parts[1] : host);
         }
         hosts.addAll(obj.hostnameAnnotation());
+        List<String> named = obj.templateNames(context, out, hosts);
+        hosts.clear();
+        hosts.addAll(named);
         if (hosts.isEmpty()) return;
         long ttl = obj.ttl(out);
         boolean annotated = !Annotations.list(obj.annotations(), Annotations.TARGET).isEmpty();
