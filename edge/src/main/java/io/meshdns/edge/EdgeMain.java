@@ -1,14 +1,7 @@
 package io.meshdns.edge;
 
-import io.meshdns.dns.operator.DnsServiceMain;
-import io.meshdns.model.startup.ServiceHelp;
-import io.meshdns.model.startup.ServiceStart;
-import io.quarkus.runtime.ApplicationLifecycleManager;
-import io.quarkus.runtime.Quarkus;
+import io.meshdns.kit.ServiceMain;
 import io.quarkus.runtime.annotations.QuarkusMain;
-import org.eclipse.microprofile.config.ConfigProvider;
-
-import java.util.Optional;
 
 /**
  * The edge app's entry point: dns-service's start (a bad value of either half stops it with one line naming the
@@ -17,9 +10,6 @@ import java.util.Optional;
 @QuarkusMain(name = "edge")
 public class EdgeMain {
     public static void main(String... args) {
-        ServiceStart.main(args, () -> ServiceHelp.text(EdgeMain.class, "help.txt"),
-                ServiceStart.valueLookup(key -> Optional.ofNullable(ConfigProvider.getConfig().getConfigValue(key).getRawValue())),
-                exit -> Quarkus.run(DnsServiceMain.Running.class, exit, args),
-                ApplicationLifecycleManager.getDefaultExitCodeHandler());
+        ServiceMain.run(EdgeMain.class, args);
     }
 }

@@ -9,6 +9,7 @@ import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.WireFormat;
+import io.meshdns.kit.RenderedCache;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;

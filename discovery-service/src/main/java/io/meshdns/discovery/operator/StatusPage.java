@@ -1,7 +1,6 @@
 package io.meshdns.discovery.operator;
 
 import io.meshdns.discovery.api.DiscoveryRoutes;
-import io.meshdns.discovery.api.RenderedCache;
 import io.meshdns.discovery.api.WatchClients;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.config.DiscoveryConfig;
@@ -9,11 +8,12 @@ import io.meshdns.model.Catalog;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.operator.HtmlPage;
-import io.meshdns.model.operator.HostAllowlist;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;
+import io.meshdns.kit.HostGuard;
+import io.meshdns.kit.RenderedCache;
+import io.meshdns.kit.StatusRoutes;
 import io.vertx.ext.web.Router;
-import org.eclipse.microprofile.config.ConfigProvider;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -47,22 +47,10 @@ public class StatusPage {
 
     void routes(@Observes Router router) {
         page = new RenderedCache<>(vertx, () -> aggregator.current().version(), this::render);
-        guardHosts(router);
+        HostGuard.install(router);
         router.get("/status").handler(this::serve);
         router.get("/status/discovery").handler(this::serve); // unique in the edge app, which serves several pages on one port
         router.get("/").handler(this::serve);
-    }
-
-    /**
-     * The Host allowlist (the defence against DNS rebinding, {@link HostAllowlist}) in front of every route of a
-     * port. The same few lines stand in each service's status page until the services share a kit with Vert.x.
-     */
-    static void guardHosts(Router router) {
-        HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
-        router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
-            if (rc.request().isSSL() || hosts.allows(rc.request().getHeader("Host"))) rc.next();
-            else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
-        });
     }
 
     private volatile RenderedCache<String> page;
@@ -81,13 +69,7 @@ public class StatusPage {
     }
 
     private void serveRendered(RoutingContext ctx) {
-        page.get().onComplete(ar -> {
-            if (ar.succeeded()) {
-                ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-store").end(ar.result());
-            } else {
-                ctx.response().setStatusCode(503).putHeader("Content-Type", "text/plain").end("the status page cannot be rendered now\n");
-            }
-        });
+        StatusRoutes.serve(ctx, page);
     }
 
     /** The peer's own address, 127.0.0.1 or ::1 exactly: a proxy on another loopback address is not this machine's port-forward. */

@@ -8,6 +8,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.meshdns.kit.HostGuard;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -52,7 +53,7 @@ public class MetricsEndpoint {
             throw new InvalidConfigException("meshdns.dns.metrics.port", port + " is outside 0..65535");
         }
         Router router = Router.router(vertx);
-        StatusPage.guardHosts(router);
+        HostGuard.install(router);
         router.get("/metrics").handler(this::scrape);
         try {
             coreDnsPort = vertx.createHttpServer(new HttpServerOptions().setHost(config.bindAddress()).setPort(port))

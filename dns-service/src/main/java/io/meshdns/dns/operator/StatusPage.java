@@ -11,10 +11,8 @@ import io.meshdns.dns.snapshot.SnapshotStore;
 import io.meshdns.model.operator.HtmlPage;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.meshdns.model.operator.HostAllowlist;
+import io.meshdns.kit.StatusRoutes;
 import io.vertx.ext.web.Router;
-import org.eclipse.microprofile.config.ConfigProvider;
-import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
@@ -51,27 +49,12 @@ public class StatusPage {
     @Inject
     ResponseRateLimiter rateLimiter;
 
+    @Inject
+    io.vertx.core.Vertx vertx;
+
+    /** Rendered at most once a second and off the event loop, whoever asks how often ({@link StatusRoutes}). */
     void routes(@Observes Router router) {
-        guardHosts(router);
-        router.get("/status").handler(this::serve);
-        router.get("/status/dns").handler(this::serve); // unique in the edge app, which serves several pages on one port
-        router.get("/").handler(this::serve);
-    }
-
-    /**
-     * The Host allowlist (the defence against DNS rebinding, {@link HostAllowlist}) in front of every route of a
-     * port. The same few lines stand in each service's status page until the services share a kit with Vert.x.
-     */
-    static void guardHosts(Router router) {
-        HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
-        router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
-            if (rc.request().isSSL() || hosts.allows(rc.request().getHeader("Host"))) rc.next();
-            else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
-        });
-    }
-
-    private void serve(RoutingContext ctx) {
-        ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-store").end(render());
+        StatusRoutes.install(router, vertx, "dns", () -> store.current().version(), this::render);
     }
 
     String render() {

@@ -5,10 +5,8 @@ import io.meshdns.exposure.sync.PassReport;
 import io.meshdns.model.operator.HtmlPage;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.meshdns.model.operator.HostAllowlist;
+import io.meshdns.kit.StatusRoutes;
 import io.vertx.ext.web.Router;
-import org.eclipse.microprofile.config.ConfigProvider;
-import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
@@ -40,27 +38,17 @@ public class StatusPage {
     @Inject
     MeterRegistry registry;
 
+    @Inject
+    io.vertx.core.Vertx vertx;
+
+    /** Rendered at most once a second and off the event loop, whoever asks how often ({@link StatusRoutes}). */
     void routes(@Observes Router router) {
-        guardHosts(router);
-        router.get("/status").handler(this::serve);
-        router.get("/status/exposure").handler(this::serve); // unique in the edge app, which serves several pages on one port
-        router.get("/").handler(this::serve);
+        StatusRoutes.install(router, vertx, "exposure", StatusPage::noVersion, this::render);
     }
 
-    /**
-     * The Host allowlist (the defence against DNS rebinding, {@link HostAllowlist}) in front of every route of a
-     * port. The same few lines stand in each service's status page until the services share a kit with Vert.x.
-     */
-    static void guardHosts(Router router) {
-        HostAllowlist hosts = HostAllowlist.fromConfig(k -> ConfigProvider.getConfig().getOptionalValues(k, String.class));
-        router.route().order(HostAllowlist.ROUTE_ORDER).handler(rc -> {
-            if (rc.request().isSSL() || hosts.allows(rc.request().getHeader("Host"))) rc.next();
-            else rc.response().setStatusCode(403).putHeader("Content-Type", "text/plain").end(hosts.refusal());
-        });
-    }
-
-    private void serve(RoutingContext ctx) {
-        ctx.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-store").end(render());
+    /** A pass changes the page at most every interval: the rendering's one-second age bounds it well enough. */
+    private static long noVersion() {
+        return 0;
     }
 
     String render() {

@@ -1,4 +1,4 @@
-package io.meshdns.discovery.api;
+package io.meshdns.kit;
 
 import io.vertx.core.Context;
 import io.vertx.core.Future;

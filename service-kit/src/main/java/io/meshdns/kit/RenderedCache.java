@@ -1,4 +1,4 @@
-package io.meshdns.discovery.api;
+package io.meshdns.kit;
 
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -9,14 +9,14 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * A page rendered from the whole catalog (the status page, {@code /v1/status}), kept so that callers cannot
- * make the service walk 100,000 entries per request, and rendered on a worker thread so that the walk never
- * holds the event loop the watch streams write from. A rendering serves every caller for up to
+ * A page rendered from a service's whole state (a status page, discovery's {@code /v1/status}), kept so that callers
+ * cannot make the service walk 100,000 entries per request, and rendered on a worker thread so that the walk never
+ * holds the event loop (discovery's watch streams, the DNS listeners' neighbours). A rendering serves every caller for up to
  * {@link #MAX_AGE_MILLIS} while the catalog version is unchanged (open streams and ages move without a
  * version, hence the age limit); callers that arrive during a rendering wait for that same one.
  */
 public final class RenderedCache<T> {
-    static final long MAX_AGE_MILLIS = 1_000;
+    public static final long MAX_AGE_MILLIS = 1_000;
 
     private record Rendering<T>(long version, long startedMillis, Future<T> result) {
     }
