@@ -136,6 +136,25 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         return m;
     }
 
+    /**
+     * The records dnsjava can write back. One it reads but cannot write (a WKS with an empty service bitmap, found by
+     * ZoneTransferFuzz) would fail the whole pass at its first use: it is none of ours, so it is left out, not fatal.
+     */
+    private static List<Record> writable(Name zone, List<Record> records) {
+        List<Record> out = null;
+        for (int i = 0; i < records.size(); i++) {
+            Record r = records.get(i);
+            try {
+                r.toWire(Section.ANSWER);
+                if (out != null) out.add(r);
+            } catch (RuntimeException e) {
+                LOG.debugf("zone %s: skipping %s %s, which cannot be written back (%s)", zone, r.getName(), Type.string(r.getType()), e);
+                if (out == null) out = new ArrayList<>(records.subList(0, i));
+            }
+        }
+        return out == null ? records : out;
+    }
+
     @Override
     public synchronized List<Endpoint> records() throws ProviderException {
         var grouped = new LinkedHashMap<String, List<Record>>();
@@ -205,7 +224,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         }
         if (xfr.isAXFR()) {
             // the server had no history from our serial and sent the whole zone instead (RFC 1995 section 4)
-            List<Record> full = List.copyOf(xfr.getAXFR());
+            List<Record> full = writable(zone, List.copyOf(xfr.getAXFR()));
             for (Record r : full) lastReadBytes += r.toWire(Section.ANSWER).length;
             zoneReads.get("axfr").incrementAndGet();
             return full;
@@ -221,11 +240,11 @@ public final class Rfc2136Provider implements RecordLevelProvider {
                 LOG.debugf("IXFR of %s: delta from serial %d where our copy is at %d: falling back to AXFR", zone, delta.start, at);
                 return null;
             }
-            for (Record r : delta.deletes) {
+            for (Record r : writable(zone, delta.deletes)) {
                 lastReadBytes += r.toWire(Section.ANSWER).length;
                 zoneNow.remove(r);
             }
-            for (Record r : delta.adds) {
+            for (Record r : writable(zone, delta.adds)) {
                 lastReadBytes += r.toWire(Section.ANSWER).length;
                 zoneNow.remove(r); // a TTL change is a delete and an add of an equal record
                 zoneNow.add(r);
@@ -250,7 +269,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             throw new ProviderException("AXFR of " + zone + " from " + settings.host() + ":" + settings.port()
                     + " failed: " + e.getMessage(), e);
         }
-        return List.copyOf(xfr.getAXFR());
+        return writable(zone, List.copyOf(xfr.getAXFR()));
     }
 
     /** The zone's SOA serial as the server says now; empty when it does not answer one (then we transfer). */
