@@ -48,6 +48,10 @@ import java.util.concurrent.atomic.LongAdder;
  * one replaces the whole table with an empty one, so nothing answered from an older snapshot is ever
  * served, and the old entries (with what they reference: forwarded entries hold the mesh index they
  * were decided under) become garbage together.
+ *
+ * <p>Over 400 lines because the key is read, hashed and compared straight from the wire bytes (question
+ * bounds, OPT, the word-at-a-time case fold) beside the table it indexes: splitting them would spread one
+ * hot loop's invariants over two files.
  */
 public final class AnswerMemo {
     private static final int HEADER = 12;
