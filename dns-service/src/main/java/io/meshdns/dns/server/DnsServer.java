@@ -77,8 +77,9 @@ public class DnsServer {
         listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
                 + ":" + port);
-        LOG.infof("dns-service listening on %s port %d (udp+tcp, %s%s), allowed clients %s", String.join(", ", settings.bindAddresses()),
-                port, lifecycle.transport(), settings.reusePort() ? ", reuse-port" : "", settings.allowedClients());
+        LOG.infof("dns-service listening on %s port %d (udp+tcp, %s%s%s), allowed clients %s", String.join(", ", settings.bindAddresses()),
+                port, lifecycle.transport(), settings.reusePort() ? ", reuse-port" : "",
+                settings.udpWorkers() > 1 ? ", " + settings.udpWorkers() + " udp workers" : "", settings.allowedClients());
         opened.fire(new ListenersOpened(settings.bindAddress(), port));
     }
 
@@ -105,6 +106,12 @@ public class DnsServer {
     java.util.List<Class<?>> channelClasses() {
         ListenerLifecycle l = listeners;
         return l == null ? java.util.List.of() : l.channelClasses();
+    }
+
+    /** The open UDP sockets (per bind address, its workers in order); empty before start. */
+    java.util.List<UdpListener> udpSockets() {
+        ListenerLifecycle l = listeners;
+        return l == null ? java.util.List.of() : l.udpSockets();
     }
 
     /** The first address the listeners bind; null before start. */
