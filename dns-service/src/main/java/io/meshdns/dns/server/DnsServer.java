@@ -71,8 +71,10 @@ public class DnsServer {
         // the forwarder bean, held the bean's lock and waited for that same event loop to bind the upstream
         // sockets: the start hung until the bind timed out.
         processor.prepare();
-        ListenerLifecycle lifecycle = new ListenerLifecycle(eventLoops(), settings, udpReceiveBuffer(), rateLimiter, processor, metrics,
-                listenerMetrics);
+        // The bean itself, not its client proxy: the proxy looks the application-scoped instance up on every call, once
+        // per datagram (0.3 % of the server's CPU at 50k QPS in bench/profile).
+        ListenerLifecycle lifecycle = new ListenerLifecycle(eventLoops(), settings, udpReceiveBuffer(), rateLimiter,
+                io.quarkus.arc.ClientProxy.unwrap(processor), metrics, listenerMetrics);
         int port = lifecycle.start();
         listeners = lifecycle;
         metrics.setServer("dns://" + (settings.ipv6() ? "[" + settings.bindAddress() + "]" : settings.bindAddress())
