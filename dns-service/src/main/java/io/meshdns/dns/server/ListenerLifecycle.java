@@ -102,11 +102,13 @@ final class ListenerLifecycle {
             try {
                 int bound = settings.port();
                 try {
-                    for (String address : settings.bindAddresses()) {
-                        // Worker i of every address reads on loop i; the first socket bound picks the port (port 0).
-                        for (int worker = 0; worker < settings.udpWorkers(); worker++) {
-                            UdpListener socket = UdpListener.bind(transport, transport.loop(worker), settings, address, udpReceiveBuffer,
-                                    bound, limiter, processor, metrics);
+                    int workers = settings.udpWorkers();
+                    for (int a = 0; a < settings.bindAddresses().size(); a++) {
+                        // Every socket on a loop of its own while there are loops enough (address a's worker i on loop
+                        // a * workers + i); the first socket bound picks the port (port 0).
+                        for (int worker = 0; worker < workers; worker++) {
+                            UdpListener socket = UdpListener.bind(transport, transport.loop(a * workers + worker), settings,
+                                    settings.bindAddresses().get(a), udpReceiveBuffer, bound, limiter, processor, metrics);
                             sockets.add(socket);
                             bound = socket.port();
                         }
