@@ -29,10 +29,12 @@ kv_get() { awk -F= -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null; }
 # the command name (field 2) may contain spaces, so cut everything up to its closing parenthesis.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
-# Busy ticks (everything but idle and iowait) of one CPU from /proc/stat; with the server's own
-# ticks this tells how much of the server's core other processes took during a measurement.
+# Busy ticks (everything but idle and iowait) of one CPU, or of a comma-separated list of them, from
+# /proc/stat; with the server's own ticks this tells how much of the server's cores other processes
+# took during a measurement.
 core_busy_ticks() {
-  awk -v c="cpu$1" '$1 == c { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+  awk -v list="$1" 'BEGIN { n = split(list, c, ","); for (i = 1; i <= n; i++) want["cpu" c[i]] = 1 }
+    $1 in want { s += $2 + $3 + $4 + $7 + $8 + $9 } END { print s + 0 }' /proc/stat
 }
 
 rss_mb() { awk '/^VmRSS:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo "-"; }

@@ -20,7 +20,7 @@ fi
     done
   done
 } | awk -F= '
-  /^mode=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); env[kv[1]] = kv[2] } next }
+  /^(mode|server_core)=/ { split($0, f, " "); for (i in f) { split(f[i], kv, "="); env[kv[1]] = kv[2] } next }
   /^server=/ { s = $2; order[++ns] = s; next }
   { key = $1; sub(/^[^=]*=/, ""); v[s, key] = $0 }
   function g(s, k) { return ((s, k) in v) ? v[s, k] : "-" }
@@ -36,8 +36,10 @@ fi
     ref = ""
     for (i = 1; i <= ns; i++) if (order[i] == "knot" && g("knot", "fixed.cpu_pct") != "-") ref = "knot"
     if (ref == "") for (i = 1; i <= ns; i++) if (order[i] == "unbound" && g("unbound", "fixed.cpu_pct") != "-") ref = "unbound"
-    printf "\nmode %s, %s records, %s s per run, fixed rate %s QPS, dnsperf -c %s -q %s; server on core 1, dnsperf on core 0\n",
-      env["mode"], env["records"], env["duration"], env["rate"], env["clients"], env["outstanding"]
+    printf "\nmode %s, %s records, %s s per run, fixed rate %s QPS, dnsperf -c %s -q %s; server on core %s, dnsperf on core %s%s\n",
+      env["mode"], env["records"], env["duration"], env["rate"], env["clients"], env["outstanding"],
+      ("server_core" in env ? env["server_core"] : 1), ("dnsperf_core" in env ? (env["dnsperf_core"] == "-" ? "any" : env["dnsperf_core"]) : 0),
+      (env["udp_workers"] + 0 > 1 ? ", " env["udp_workers"] " UDP workers" : "")
     if (env["rounds"] + 0 > 1) printf "median of %s interleaved rounds\n", env["rounds"]
     printf "fastest peer (peak QPS): %s   CPU reference: %s\n\n", (fast == "" ? "-" : fast), (ref == "" ? "-" : ref)
     printf "%-8s | %9s %7s %6s %5s | %8s %7s %7s %7s %8s %7s %6s %6s %7s %8s %7s %6s %7s\n",

@@ -7,7 +7,8 @@
 #                           127.0.0.1:PORT pinned to $SERVER_CORE, and sets SERVER_PID
 # MODE is "auth" (serve the generated zone) or "cache" (forward to the Knot upstream on 127.0.0.1:
 # UPSTREAM and answer from a warm cache). Every server gets one worker thread where it has the
-# setting, so all of them compete on the same single core.
+# setting, so all of them compete on the same single core; bench/run --cores 2 sets BENCH_UDP_WORKERS=2
+# for meshdns (meshdns.dns.udp-workers) and Knot (udp-workers).
 
 SERVER_CORE=${SERVER_CORE:-1}
 REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -33,6 +34,8 @@ srv_meshdns_start() {
   local mode=$1 port=$2 dir=$3 data=$4 up=$5
   local -a props=(-Dmeshdns.dns.port="$port" -Dmeshdns.dns.bind-address=127.0.0.1
                   -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=0)
+  # Only when asked for: a jar from before the key existed (MESHDNS_JAR, for before/after runs) refuses unknown keys.
+  if [ "${BENCH_UDP_WORKERS:-1}" != 1 ]; then props+=(-Dmeshdns.dns.udp-workers="$BENCH_UDP_WORKERS"); fi
   if [ "$mode" = auth ]; then
     # No query leaves the zone; the upstream is a dead loopback port so nothing is ever sent out.
     props+=(-Dmeshdns.dns.zone-files="$data/bench.mesh.zone" -Dmeshdns.dns.upstreams=127.0.0.1:"$up")
@@ -68,7 +71,7 @@ knot_start() {
 server:
     listen: 127.0.0.1@$port
     rundir: "$dir"
-    udp-workers: 1
+    udp-workers: ${BENCH_UDP_WORKERS:-1}
     tcp-workers: 1
     background-workers: 1
 database:

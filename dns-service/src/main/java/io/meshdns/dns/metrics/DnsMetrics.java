@@ -1,11 +1,13 @@
 package io.meshdns.dns.metrics;
 
-import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Type;
@@ -15,10 +17,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Query metrics under CoreDNS's names, so existing dashboards work:
@@ -31,28 +34,36 @@ import java.util.function.ToDoubleFunction;
  * plus {@code meshdns_acl_dropped_total{proto}}. Meters are created once per label combination
  * and cached, so the query path does a map lookup, not a registry lookup with fresh Tags.
  *
- * <p>The counters are {@link LongAdder}s exported as function counters ({@link Counters} says why).
+ * <p>Nothing on the query path goes through Micrometer: a query updates the striped adders of its
+ * {@link Meters} (one per zone, protocol, family, type and rcode). The counters are function counters
+ * summing those adders at scrape time ({@link Counters} says why not Micrometer's {@code Counter}), the
+ * histograms a Prometheus collector doing the same ({@link QueryHistograms}).
+ *
+ * <p>About 400 lines because every query metric's name, labels and scrape-time sum are declared here, in
+ * one place, next to the adders the query path fills.
  */
 @ApplicationScoped
 public class DnsMetrics {
     /** CoreDNS's request-duration buckets: 0.25 ms doubling to about 8 s. */
     private static final Duration[] BUCKETS = buckets();
+    /** The same bounds in nanoseconds, for the query path's bucket arithmetic ({@link #durationBucket}). */
+    static final long[] DURATION_BOUNDS_NANOS = java.util.Arrays.stream(BUCKETS).mapToLong(Duration::toNanos).toArray();
     /**
      * CoreDNS's request and response size buckets, in bytes, but for its {@code le="0"}: no DNS message is
      * empty, and Micrometer rejects a zero bound (the registration threw, and every query's metrics with it).
      */
-    private static final double[] SIZE_BUCKETS = {100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3};
+    static final double[] SIZE_BUCKETS = {100, 200, 300, 400, 511, 1023, 2047, 4095, 8291, 16e3, 32e3, 48e3, 64e3};
     /** CoreDNS reports these query types by name and every other one as "other". */
     private static final int[] NAMED_TYPES = {Type.A, Type.AAAA, Type.NS, Type.PTR, Type.SOA, Type.CNAME, Type.MX,
             Type.TXT, Type.SRV, Type.DS, Type.DNSKEY, Type.HTTPS, Type.SVCB, Type.ANY, Type.AXFR, Type.IXFR,
             Type.NAPTR, Type.CAA};
 
-    private final ConcurrentMap<RequestKey, LongAdder> requests = new ConcurrentHashMap<>();
-    private final ConcurrentMap<ResponseKey, LongAdder> responses = new ConcurrentHashMap<>();
-    private final ConcurrentMap<DurationKey, Timer> durations = new ConcurrentHashMap<>();
-    private final ConcurrentMap<SizeKey, DistributionSummary> requestSizes = new ConcurrentHashMap<>();
-    private final ConcurrentMap<SizeKey, DistributionSummary> responseSizes = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, LongAdder> dnssecOk = new ConcurrentHashMap<>();
+    /** The meters of each counter's label set, summed at scrape time. */
+    private final ConcurrentMap<RequestKey, List<Meters>> requests = new ConcurrentHashMap<>();
+    private final ConcurrentMap<ResponseKey, List<Meters>> responses = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, List<Meters>> dnssecOk = new ConcurrentHashMap<>();
+    /** Every meters object, for the histograms. */
+    private final List<Meters> all = new CopyOnWriteArrayList<>();
     private final List<Consumer<String>> serverListeners = new ArrayList<>();
     private final LongAdder panics;
     private final ConcurrentMap<MetersKey, Meters> meters = new ConcurrentHashMap<>();
@@ -64,10 +75,27 @@ public class DnsMetrics {
     private volatile String server = "dns://:0";
 
     private final MeterRegistry registry;
+    /** Where the histograms are registered; null without a Prometheus registry (then they are not exported). */
+    private final PrometheusMeterRegistry prometheus;
+    private final QueryHistograms histograms = new QueryHistograms(() -> all);
 
+    /** {@code prometheus}: Quarkus's Prometheus registry, which the composite {@code registry} may receive only later. */
     @Inject
+    public DnsMetrics(MeterRegistry registry, Instance<PrometheusMeterRegistry> prometheus) {
+        this(registry, prometheus.isResolvable() ? prometheus.get() : prometheusIn(registry));
+    }
+
+    /** For a registry built by hand: the histograms go to it if it is (or holds) a Prometheus registry. */
     public DnsMetrics(MeterRegistry registry) {
+        this(registry, prometheusIn(registry));
+    }
+
+    private DnsMetrics(MeterRegistry registry, PrometheusMeterRegistry prometheus) {
         this.registry = registry;
+        this.prometheus = prometheus;
+        if (prometheus != null) {
+            prometheus.getPrometheusRegistry().register(histograms);
+        }
         String acl = "Queries dropped (UDP) or connections closed (TCP) because the client is not in meshdns.dns.allowed-clients";
         this.aclDroppedUdp = counter("meshdns.acl.dropped", acl, "proto", "udp");
         this.aclDroppedTcp = counter("meshdns.acl.dropped", acl, "proto", "tcp");
@@ -79,6 +107,28 @@ public class DnsMetrics {
                 .tag("version", BuildInfo.version()).tag("revision", BuildInfo.revision())
                 .tag("goversion", "java" + System.getProperty("java.version"))
                 .register(registry);
+    }
+
+    private static PrometheusMeterRegistry prometheusIn(MeterRegistry registry) {
+        if (registry instanceof PrometheusMeterRegistry p) {
+            return p;
+        }
+        if (registry instanceof CompositeMeterRegistry c) {
+            for (MeterRegistry child : c.getRegistries()) {
+                if (child instanceof PrometheusMeterRegistry p) {
+                    return p;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The registry outlives this bean in tests that restart the application: the collector goes with the bean. */
+    @PreDestroy
+    void close() {
+        if (prometheus != null) {
+            prometheus.getPrometheusRegistry().unregister(histograms);
+        }
     }
 
     private LongAdder counter(String name, String description, String... tags) {
@@ -174,50 +224,149 @@ public class DnsMetrics {
 
     /**
      * One shared {@link Meters} per kind of answered query: the fast path keeps one with each
-     * remembered answer, so a new object per call would cost 24 bytes per memo entry (2 MB at 100k).
+     * remembered answer, so a new object per call would cost memory per memo entry. The counters read the
+     * sums of their groups' meters at scrape time; the histograms are {@link QueryHistograms}'.
      */
     private Meters resolve(MetersKey key) {
-        LongAdder request = requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type),
-                k -> counter("coredns.dns.requests", "Counter of DNS requests made per zone, protocol and family",
-                        "server", server, "zone", k.zone, "proto", k.proto, "family", k.ipv6 ? "2" : "1", "type", k.type));
-        LongAdder response = responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode),
-                k -> counter("coredns.dns.responses", "Counter of response status codes",
-                        "server", server, "zone", k.zone, "rcode", Rcode.string(k.rcode)));
-        Timer duration = durations.computeIfAbsent(new DurationKey(key.zone, key.type), k -> Timer.builder("coredns.dns.request.duration")
-                .description("Histogram of the time (in seconds) each request took per zone")
-                .tag("server", server).tag("zone", k.zone).tag("type", k.type)
-                .serviceLevelObjectives(BUCKETS).register(registry));
-        DistributionSummary requestSize = requestSizes.computeIfAbsent(new SizeKey(key.zone, key.proto), k -> size(
-                "coredns.dns.request.size", "Size of the request in bytes per zone and protocol", k));
-        DistributionSummary responseSize = responseSizes.computeIfAbsent(new SizeKey(key.zone, key.proto), k -> size(
-                "coredns.dns.response.size", "Size of the returned response in bytes per zone and protocol", k));
-        LongAdder dnssec = dnssecOk.computeIfAbsent(key.zone, zone -> counter("coredns.dns.do.requests",
-                "Counter of DNS requests with DO bit set per zone", "server", server, "zone", zone));
-        return new Meters(request, response, duration, requestSize, responseSize, dnssec);
+        Meters m = new Meters(server, key.zone, key.proto, key.type);
+        requests.computeIfAbsent(new RequestKey(key.zone, key.proto, key.ipv6, key.type), k -> group(
+                "coredns.dns.requests", "Counter of DNS requests made per zone, protocol and family", Meters::count,
+                "server", server, "zone", k.zone, "proto", k.proto, "family", k.ipv6 ? "2" : "1", "type", k.type)).add(m);
+        responses.computeIfAbsent(new ResponseKey(key.zone, key.rcode), k -> group(
+                "coredns.dns.responses", "Counter of response status codes", Meters::count,
+                "server", server, "zone", k.zone, "rcode", Rcode.string(k.rcode))).add(m);
+        dnssecOk.computeIfAbsent(key.zone, zone -> group("coredns.dns.do.requests",
+                "Counter of DNS requests with DO bit set per zone", Meters::dnssecOkCount, "server", server, "zone", zone)).add(m);
+        all.add(m);
+        return m;
     }
 
-    private DistributionSummary size(String name, String description, SizeKey k) {
-        return DistributionSummary.builder(name).baseUnit("bytes").description(description)
-                .tag("server", server).tag("zone", k.zone).tag("proto", k.proto)
-                .serviceLevelObjectives(SIZE_BUCKETS).register(registry);
+    /** A counter that reads {@code value} summed over the meters added to the returned list, at scrape time. */
+    private List<Meters> group(String name, String description, ToLongFunction<Meters> value, String... tags) {
+        List<Meters> members = new CopyOnWriteArrayList<>();
+        FunctionCounter.builder(name, members, g -> {
+            long sum = 0;
+            for (Meters m : g) {
+                sum += value.applyAsLong(m);
+            }
+            return sum;
+        }).tags(tags).description(description).register(registry);
+        return members;
     }
 
     /**
-     * The counters and histograms of one kind of answered query. Recording one query touches only these
-     * (adders and fixed-boundary histograms): no key, no allocation.
+     * What one kind of answered query (zone, protocol, family, type, rcode) counts, in adders read at scrape
+     * time: a query increments one bucket of each of the three histograms and adds to their sums, nothing
+     * else (the request and response counters are these meters' bucket sums). Striped adders: the UDP
+     * workers' event loops record into the same meters without sharing a cache line.
      */
-    public record Meters(LongAdder requests, LongAdder responses, Timer duration, DistributionSummary requestSize,
-                         DistributionSummary responseSize, LongAdder dnssecOk) {
+    public static final class Meters {
+        private final String server;
+        private final String zone;
+        private final String proto;
+        private final String type;
+        private final LongAdder[] duration = adders(DURATION_BOUNDS_NANOS.length + 1);
+        private final LongAdder durationNanos = new LongAdder();
+        private final LongAdder[] requestSize = adders(SIZE_BUCKETS.length + 1);
+        private final LongAdder requestBytes = new LongAdder();
+        private final LongAdder[] responseSize = adders(SIZE_BUCKETS.length + 1);
+        private final LongAdder responseBytes = new LongAdder();
+        private final LongAdder dnssecOk = new LongAdder();
+
+        Meters(String server, String zone, String proto, String type) {
+            this.server = server;
+            this.zone = zone;
+            this.proto = proto;
+            this.type = type;
+        }
+
         public void record(long nanos, int requestBytes, int responseBytes, boolean dnssecOkBit) {
-            requests.increment();
-            responses.increment();
-            duration.record(nanos, TimeUnit.NANOSECONDS);
-            requestSize.record(requestBytes);
-            responseSize.record(responseBytes);
+            duration[durationBucket(nanos)].increment();
+            durationNanos.add(nanos);
+            requestSize[sizeBucket(requestBytes)].increment();
+            this.requestBytes.add(requestBytes);
+            responseSize[sizeBucket(responseBytes)].increment();
+            this.responseBytes.add(responseBytes);
             if (dnssecOkBit) {
                 dnssecOk.increment();
             }
         }
+
+        /** Queries recorded: the duration buckets' sum (every query lands in exactly one). */
+        long count() {
+            long n = 0;
+            for (LongAdder b : duration) {
+                n += b.sum();
+            }
+            return n;
+        }
+
+        long dnssecOkCount() {
+            return dnssecOk.sum();
+        }
+
+        String server() {
+            return server;
+        }
+
+        String zone() {
+            return zone;
+        }
+
+        String proto() {
+            return proto;
+        }
+
+        String type() {
+            return type;
+        }
+
+        void addDuration(long[] into) {
+            add(duration, durationNanos, into);
+        }
+
+        void addRequestSize(long[] into) {
+            add(requestSize, requestBytes, into);
+        }
+
+        void addResponseSize(long[] into) {
+            add(responseSize, responseBytes, into);
+        }
+
+        /** Adds the buckets, then the sum, to {@code into} (one longer than the buckets). */
+        private static void add(LongAdder[] buckets, LongAdder sum, long[] into) {
+            for (int i = 0; i < buckets.length; i++) {
+                into[i] += buckets[i].sum();
+            }
+            into[buckets.length] += sum.sum();
+        }
+
+        private static LongAdder[] adders(int n) {
+            LongAdder[] a = new LongAdder[n];
+            for (int i = 0; i < n; i++) {
+                a[i] = new LongAdder();
+            }
+            return a;
+        }
+    }
+
+    /**
+     * The duration bucket of {@code nanos}: CoreDNS's bounds are 0.25 ms doubling, so the bucket is the bit length
+     * of the number of whole 0.25 ms steps past the first bound, no search; the last one is +Inf.
+     */
+    static int durationBucket(long nanos) {
+        long steps = (nanos - 1) / DURATION_BOUNDS_NANOS[0];
+        int bucket = steps <= 0 ? 0 : 64 - Long.numberOfLeadingZeros(steps);
+        return Math.min(bucket, DURATION_BOUNDS_NANOS.length);
+    }
+
+    /** The size bucket of a message of {@code bytes}: the first bound it does not exceed (DNS messages are mostly under 100). */
+    static int sizeBucket(int bytes) {
+        int i = 0;
+        while (i < SIZE_BUCKETS.length && bytes > SIZE_BUCKETS[i]) {
+            i++;
+        }
+        return i;
     }
 
     static String typeLabel(int qtype) {
@@ -253,9 +402,4 @@ public class DnsMetrics {
     private record ResponseKey(String zone, int rcode) {
     }
 
-    private record DurationKey(String zone, String type) {
-    }
-
-    private record SizeKey(String zone, String proto) {
-    }
 }

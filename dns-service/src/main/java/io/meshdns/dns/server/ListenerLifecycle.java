@@ -57,6 +57,10 @@ final class ListenerLifecycle {
         if (unavailable != null) {
             throw new InvalidConfigException(ServerConfig.REUSE_PORT, unavailable);
         }
+        unavailable = settings.udpWorkers() > 1 ? ListenerTransport.udpReusePortUnavailable() : null;
+        if (unavailable != null) {
+            throw new InvalidConfigException(ServerConfig.UDP_WORKERS, settings.udpWorkers() + " " + unavailable);
+        }
     }
 
     /** Quarkus's key for SO_REUSEPORT on the HTTP port (health, metrics), which stays on Vert.x. */
@@ -80,7 +84,8 @@ final class ListenerLifecycle {
      * same port; returns the port. Any one failing closes what was bound: all addresses or none.
      */
     int start() throws Exception {
-        transport = ListenerTransport.open(eventLoops);
+        // At least one event loop per UDP worker, so that each reads its socket on a thread of its own.
+        transport = ListenerTransport.open(Math.max(eventLoops, settings.udpWorkers()));
         try {
             return bind();
         } catch (Exception | Error e) {
@@ -97,10 +102,16 @@ final class ListenerLifecycle {
             try {
                 int bound = settings.port();
                 try {
-                    for (String address : settings.bindAddresses()) {
-                        UdpListener socket = UdpListener.bind(transport, settings, address, udpReceiveBuffer, bound, limiter, processor, metrics);
-                        sockets.add(socket);
-                        bound = socket.port();
+                    int workers = settings.udpWorkers();
+                    for (int a = 0; a < settings.bindAddresses().size(); a++) {
+                        // Every socket on a loop of its own while there are loops enough (address a's worker i on loop
+                        // a * workers + i); the first socket bound picks the port (port 0).
+                        for (int worker = 0; worker < workers; worker++) {
+                            UdpListener socket = UdpListener.bind(transport, transport.loop(a * workers + worker), settings,
+                                    settings.bindAddresses().get(a), udpReceiveBuffer, bound, limiter, processor, metrics);
+                            sockets.add(socket);
+                            bound = socket.port();
+                        }
                     }
                     tcp = TcpListener.bind(transport, settings, settings.reusePort(), bound, processor, metrics, listenerMetrics);
                 } catch (Exception e) {
@@ -139,6 +150,11 @@ final class ListenerLifecycle {
             classes.add(t.channelClass());
         }
         return classes;
+    }
+
+    /** The open UDP sockets, per bind address its workers in order: for the tests of their spread. */
+    java.util.List<UdpListener> udpSockets() {
+        return udp;
     }
 
     /** -1 before start and once closed. */

@@ -1,5 +1,7 @@
 package io.meshdns.dns.server;
 
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
@@ -9,11 +11,16 @@ import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.jboss.logging.Logger;
 
+import java.io.IOException;
+import java.net.StandardSocketOptions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -31,10 +38,15 @@ final class ListenerTransport {
 
     private final boolean epoll;
     private final EventLoopGroup group;
+    /** The group's event loops in a fixed order: UDP worker i reads on loop i. */
+    private final List<EventLoop> loops;
 
     private ListenerTransport(boolean epoll, EventLoopGroup group) {
         this.epoll = epoll;
         this.group = group;
+        List<EventLoop> l = new ArrayList<>();
+        group.forEach(e -> l.add((EventLoop) e));
+        this.loops = List.copyOf(l);
     }
 
     /** Opens {@code threads} event loops on epoll if it loads, else on NIO (saying so once, with why). */
@@ -55,6 +67,33 @@ final class ListenerTransport {
         return Epoll.isAvailable() ? null
                 : "needs Netty's epoll transport for the DNS sockets, which cannot load here (" + Epoll.unavailabilityCause()
                 + "): set it to false, or run where netty-transport-native-epoll loads (Linux x86_64)";
+    }
+
+    /**
+     * What several UDP sockets on one port ({@code udp-workers} above 1) need and why it cannot be had here; null
+     * when it can: epoll, or NIO where the JDK offers SO_REUSEPORT on datagram sockets (Linux does).
+     */
+    static String udpReusePortUnavailable() {
+        if (Epoll.isAvailable()) {
+            return null;
+        }
+        try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
+            return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT) ? null
+                    : "needs SO_REUSEPORT on UDP sockets, which neither Netty's epoll (" + Epoll.unavailabilityCause()
+                    + ") nor the JDK offers here: set it to 1";
+        } catch (IOException e) {
+            return "cannot open a UDP socket to check for SO_REUSEPORT: " + e.getMessage();
+        }
+    }
+
+    /** The socket option that sets SO_REUSEPORT on this transport's UDP sockets. */
+    ChannelOption<Boolean> udpReusePortOption() {
+        return epoll ? io.netty.channel.epoll.EpollChannelOption.SO_REUSEPORT : NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT);
+    }
+
+    /** The {@code i}-th event loop (modulo their number): where UDP worker {@code i} reads. */
+    EventLoop loop(int i) {
+        return loops.get(i % loops.size());
     }
 
     boolean epoll() {

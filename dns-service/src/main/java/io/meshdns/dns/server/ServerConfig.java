@@ -19,6 +19,9 @@ public interface ServerConfig {
     String TCP_IDLE_TIMEOUT = "meshdns.dns.tcp.idle-timeout";
     String UDP_RECEIVE_BUFFER = "meshdns.dns.udp.receive-buffer";
     String UDP_ANSWER_MEMO = "meshdns.dns.udp.answer-memo-entries";
+    String UDP_WORKERS = "meshdns.dns.udp-workers";
+    /** The most UDP sockets (and event loops) {@link #udpWorkers()} may ask for. */
+    int MAX_UDP_WORKERS = 64;
     String TCP_MAX_CONNECTIONS = "meshdns.dns.tcp.max-connections";
     String TCP_MAX_CONNECTIONS_PER_CLIENT = "meshdns.dns.tcp.max-connections-per-client";
     String TCP_MAX_CONNECTION_AGE = "meshdns.dns.tcp.max-connection-age";
@@ -54,6 +57,16 @@ public interface ServerConfig {
      * reuse-port, 0 without (nothing can take over, and a stand-alone binary should stop at Ctrl-C).
      */
     Optional<String> drain();
+
+    /**
+     * UDP sockets per bind address, all on the same port with SO_REUSEPORT (the kernel spreads client flows over
+     * them by their addresses and ports), each read by its own event loop: how a query load larger than one core
+     * is spread over several. 1 to 64; above 1 needs SO_REUSEPORT, which the epoll transport has and the NIO
+     * fallback has where the JDK offers it (Linux).
+     */
+    @WithName("udp-workers")
+    @WithDefault("1")
+    String udpWorkers();
 
     Edns edns();
 

@@ -20,7 +20,8 @@ import java.util.Locale;
  * typo stops the service with a message an operator can act on instead of a half-working listener.
  */
 public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl, List<Cidr> allowedClients,
-                             int maxUdpPayload, TcpLimits tcp, boolean reusePort, Duration drain, boolean queryLog) {
+                             int maxUdpPayload, TcpLimits tcp, boolean reusePort, Duration drain, boolean queryLog,
+                             int udpWorkers) {
 
     public ServerSettings {
         bindAddresses = List.copyOf(bindAddresses);
@@ -85,8 +86,9 @@ public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl
         boolean reusePort = parseBoolean(ServerConfig.REUSE_PORT, config.reusePort());
         Duration drain = config.drain().map(d -> parseDuration(ServerConfig.DRAIN, d, true))
                 .orElse(reusePort ? DEFAULT_DRAIN : Duration.ZERO);
+        int udpWorkers = parseInt(ServerConfig.UDP_WORKERS, config.udpWorkers(), 1, ServerConfig.MAX_UDP_WORKERS);
         return new ServerSettings(List.of(NetUtil.bytesToIpAddress(bindBytes)), port, new ClientAcl(cidrs), List.copyOf(cidrs),
-                payload, limits, reusePort, drain, config.queryLog());
+                payload, limits, reusePort, drain, config.queryLog(), udpWorkers);
     }
 
     /** These settings with the listeners on every one of {@code addresses} (literals validated by their owner). */
@@ -97,7 +99,15 @@ public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl
             }
         }
         return new ServerSettings(addresses, port, acl, allowedClients, maxUdpPayload, tcp, reusePort,
-                drain, queryLog);
+                drain, queryLog, udpWorkers);
+    }
+
+    /**
+     * Whether the UDP sockets are opened with SO_REUSEPORT: asked for ({@code reuse-port}, to share the port with
+     * another instance), or needed to open several on one port ({@code udp-workers}).
+     */
+    public boolean udpReusePort() {
+        return reusePort || udpWorkers > 1;
     }
 
     /** The idle timeout of TCP connections (RFC 7766 section 6.2.3). */

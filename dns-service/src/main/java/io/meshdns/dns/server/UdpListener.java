@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.epoll.EpollChannelOption;
@@ -21,6 +22,8 @@ import org.jboss.logging.Logger;
 
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
@@ -57,25 +60,31 @@ final class UdpListener {
      */
 
     private final Channel channel;
+    private final Handler handler;
 
-    private UdpListener(Channel channel) {
+    private UdpListener(Channel channel, Handler handler) {
         this.channel = channel;
+        this.handler = handler;
     }
 
-    /** One socket on {@code address} (one of the settings' bind addresses), each with its own handler. */
-    static UdpListener bind(ListenerTransport transport, ServerSettings settings, String address, int receiveBuffer, int port,
-                            ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) throws Exception {
+    /**
+     * One socket on {@code address} (one of the settings' bind addresses) read by {@code loop}, with its own
+     * handler. With {@code udp-workers} above 1 there are several per address, on one port, each on its own loop.
+     */
+    static UdpListener bind(ListenerTransport transport, EventLoop loop, ServerSettings settings, String address, int receiveBuffer,
+                            int port, ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) throws Exception {
         InternetProtocolFamily family = ServerSettings.isIpv6(address) ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
         boolean epoll = transport.epoll();
+        Handler handler = new Handler(settings.acl(), limiter, processor, metrics);
         Bootstrap bootstrap = new Bootstrap()
-                .group(transport.group())
+                .group(loop)
                 .channelFactory(() -> transport.datagramChannel(family))
                 .option(ChannelOption.SO_RCVBUF, receiveBuffer)
                 .option(ChannelOption.SO_SNDBUF, receiveBuffer)
-                .handler(new Handler(settings.acl(), limiter, processor, metrics));
-        if (settings.reusePort()) {
-            // ListenerLifecycle.checkReusePort made sure epoll loads, so this is the epoll transport.
-            bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
+                .handler(handler);
+        if (settings.udpReusePort()) {
+            // ListenerLifecycle.checkReusePort made sure this transport can (epoll, or the JDK's option for several workers).
+            bootstrap.option(transport.udpReusePortOption(), true);
         }
         if (epoll) {
             // recvmmsg: up to RECVMMSG_BATCH datagrams per syscall, each in its own MAX_QUERY_DATAGRAM slot.
@@ -95,7 +104,17 @@ final class UdpListener {
             Throwable cause = bound.cause();
             throw cause instanceof Exception e ? e : new IllegalStateException(cause);
         }
-        return new UdpListener(bound.channel());
+        return new UdpListener(bound.channel(), handler);
+    }
+
+    /** Datagrams this socket has read (for the tests that see each UDP worker take its share). */
+    long datagrams() {
+        return (long) Handler.DATAGRAMS.getOpaque(handler);
+    }
+
+    /** The event loop that reads this socket. */
+    EventLoop eventLoop() {
+        return channel.eventLoop();
     }
 
     int port() {
@@ -118,6 +137,16 @@ final class UdpListener {
      * heap buffer that the epoll transport would copy to a direct one before sending.
      */
     private static final class Handler extends SimpleChannelInboundHandler<DatagramPacket> {
+        static final VarHandle DATAGRAMS;
+
+        static {
+            try {
+                DATAGRAMS = MethodHandles.lookup().findVarHandle(Handler.class, "datagrams", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         private final ClientAcl acl;
         private final ResponseRateLimiter limiter;
         private final RequestProcessor processor;
@@ -129,6 +158,9 @@ final class UdpListener {
          * and a repeat sender then costs no copy of its address bytes.
          */
         private InetAddress allowed;
+        /** Written by this socket's event loop only, read by tests: opaque, so neither side pays a fence. */
+        @SuppressWarnings("unused")
+        private long datagrams;
 
         Handler(ClientAcl acl, ResponseRateLimiter limiter, RequestProcessor processor, DnsMetrics metrics) {
             this.acl = acl;
@@ -139,6 +171,7 @@ final class UdpListener {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+            DATAGRAMS.setOpaque(this, (long) DATAGRAMS.getOpaque(this) + 1);
             InetSocketAddress sender = packet.sender();
             InetAddress from = sender.getAddress();
             boolean ipv6 = from instanceof Inet6Address;

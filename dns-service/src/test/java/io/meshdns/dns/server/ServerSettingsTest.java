@@ -16,9 +16,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ServerSettingsTest {
 
     record Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle,
-                  String reuse, String drainValue, String maxAge) implements ServerConfig {
+                  String reuse, String drainValue, String maxAge, String udpWorkers) implements ServerConfig {
         Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle) {
             this(bindAddress, port, allowedClients, payload, idle, "false", null, "2m");
+        }
+
+        Config(String bindAddress, String port, List<String> allowedClients, String payload, String idle,
+               String reuse, String drainValue, String maxAge) {
+            this(bindAddress, port, allowedClients, payload, idle, reuse, drainValue, maxAge, "1");
         }
 
         @Override
@@ -144,6 +149,33 @@ class ServerSettingsTest {
         assertTrue(s.reusePort());
         assertEquals(Duration.ZERO, s.drain());
         assertEquals(Duration.ofSeconds(30), s.tcp().maxConnectionAge());
+    }
+
+    @Test
+    void udpWorkersAreOneByDefaultAndSeveralNeedReusePort() {
+        ServerSettings defaults = ServerSettings.from(valid());
+        assertEquals(1, defaults.udpWorkers());
+        assertFalse(defaults.udpReusePort());
+        ServerSettings two = ServerSettings.from(new Config("127.0.0.1", "53", List.of(), "1232", "10s", "false", null, "2m", " 2 "));
+        assertEquals(2, two.udpWorkers());
+        assertTrue(two.udpReusePort(), "two sockets on one port need SO_REUSEPORT");
+        assertFalse(two.reusePort(), "but TCP stays as configured");
+        assertEquals(64, ServerSettings.from(new Config("127.0.0.1", "53", List.of(), "1232", "10s", "false", null, "2m", "64")).udpWorkers());
+        assertEquals(2, two.withBindAddresses(List.of("127.0.0.2")).udpWorkers(), "kept when node-local wiring moves the listeners");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "0|meshdns.dns.udp-workers: 0 is outside 1..64",
+            "-2|meshdns.dns.udp-workers: -2 is outside 1..64",
+            "65|meshdns.dns.udp-workers: 65 is outside 1..64",
+            "two|meshdns.dns.udp-workers: 'two' is not a number"})
+    void badUdpWorkersNameTheKey(String workers, String message) {
+        InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> ServerSettings.from(
+                new Config("127.0.0.1", "53", List.of(), "1232", "10s", "false", null, "2m", workers)));
+        assertEquals(ServerConfig.UDP_WORKERS, e.key());
+        assertEquals(message, e.getMessage());
+        assertFalse(e.getMessage().contains("\n"), "one line");
     }
 
     @ParameterizedTest

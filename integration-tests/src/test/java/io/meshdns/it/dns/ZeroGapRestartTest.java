@@ -4,6 +4,8 @@ import io.meshdns.testsupport.LogLines;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A DaemonSet upgrade on one node, with the packaged jar: instance A serves with reuse-port, dnsperf
  * sends 2000 QPS for 10 s, instance B starts on the same port while A serves, A gets SIGTERM (by its
  * PID), keeps answering for its drain period and closes. At most 0.1% of the queries may be lost (the
- * goal, and what bench/restart measures, is none). Without reuse-port the second instance cannot bind,
+ * goal, and what bench/restart measures, is none); with one UDP socket per instance and with two
+ * ({@code meshdns.dns.udp-workers=2}: four sockets share the port while both run). Without reuse-port the second instance cannot bind,
  * and says which key would let it.
  */
 class ZeroGapRestartTest {
@@ -33,17 +36,20 @@ class ZeroGapRestartTest {
     @TempDir
     Path tmp;
 
-    @Test
-    void anInstanceReplacedUnderLoadLosesNoQueries() throws Exception {
+    @ParameterizedTest(name = "udp-workers={0}")
+    @ValueSource(ints = {1, 2})
+    void anInstanceReplacedUnderLoadLosesNoQueries(int udpWorkers) throws Exception {
+        String workers = "meshdns.dns.udp-workers=" + udpWorkers;
         Path queries = tmp.resolve("queries");
         Files.writeString(queries, "registry.mesh.example A\nregistry.mesh.example AAAA\n_registry._tcp.mesh.example SRV\n"
                 + "www.mesh.example A\n", StandardCharsets.UTF_8);
-        try (QuarkusJarProcess a = dnsService("meshdns.dns.port=0", "meshdns.dns.reuse-port=true", "meshdns.dns.drain=3s")) {
+        try (QuarkusJarProcess a = dnsService("meshdns.dns.port=0", "meshdns.dns.reuse-port=true", "meshdns.dns.drain=3s", workers)) {
             int port = a.awaitPort(LogLines.DNS_SERVICE_PORT, START);
+            assertEquals(udpWorkers > 1, a.output().contains(", " + udpWorkers + " udp workers)"), a.output());
             int aHttp = a.awaitPort(LogLines.QUARKUS_HTTP_PORT, START);
             Process perf = new ProcessBuilder("dnsperf", "-s", "127.0.0.1", "-p", String.valueOf(port), "-d", queries.toString(),
                     "-Q", "2000", "-l", "10", "-c", "8", "-t", "2").redirectErrorStream(true).start();
-            try (QuarkusJarProcess b = dnsService("meshdns.dns.port=" + port, "meshdns.dns.reuse-port=true", "meshdns.dns.drain=3s")) {
+            try (QuarkusJarProcess b = dnsService("meshdns.dns.port=" + port, "meshdns.dns.reuse-port=true", "meshdns.dns.drain=3s", workers)) {
                 Thread.sleep(1000);
                 assertEquals(port, b.awaitPort(LogLines.DNS_SERVICE_PORT, START), b.output());
                 long term = System.nanoTime();
@@ -72,7 +78,7 @@ class ZeroGapRestartTest {
                 String report = new String(perf.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 long sent = number(SENT, report);
                 long lost = number(LOST, report);
-                System.out.printf("restart under load: %d sent, %d lost%n", sent, lost);
+                System.out.printf("restart under load, %d udp workers: %d sent, %d lost%n", udpWorkers, sent, lost);
                 assertTrue(sent >= 19_000, report);
                 assertTrue(lost * 1000 <= sent, "lost " + lost + " of " + sent + " (more than 0.1%):\n" + report);
                 assertTrue(b.isAlive(), b.output());
