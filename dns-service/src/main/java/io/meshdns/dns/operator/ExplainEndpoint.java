@@ -170,6 +170,8 @@ public class ExplainEndpoint {
         for (Record r : response.getSection(Section.ANSWER)) records.add(r.toString());
         out.put("answer", records);
         out.put("snapshotVersion", snapshot.version());
+        String order = localityNote(snapshot, name, type);
+        if (order != null) out.put("order", order);
 
         List<Map<String, String>> sources = new ArrayList<>();
         ZoneIndex zone = snapshot.findZone(name);
@@ -364,6 +366,26 @@ public class ExplainEndpoint {
             sep = ", ";
         }
         return b.toString();
+    }
+
+    /**
+     * How the addresses of a name that sits in several clusters or zones are ordered for this node
+     * ({@code meshdns.dns.locality.*}); null when the name has one locality or the order is off.
+     */
+    private static String localityNote(Snapshot snapshot, Name name, int type) {
+        if ((type != Type.A && type != Type.AAAA) || !snapshot.mesh().localities().containsKey(name)) return null;
+        org.eclipse.microprofile.config.Config config = ConfigProvider.getConfig();
+        String order = config.getOptionalValue("meshdns.dns.locality.order", String.class).orElse("zone").trim().toLowerCase(java.util.Locale.ROOT);
+        if (order.equals("none")) return null;
+        String cluster = "this node's cluster first, then the other clusters (meshdns.dns.locality.order=" + order + ")";
+        if (order.equals("cluster")) return cluster;
+        String configured = config.getOptionalValue("meshdns.dns.locality.zone", String.class).map(String::trim).filter(z -> !z.isEmpty()).orElse(null);
+        String zone = configured != null ? configured : snapshot.mesh().learnedZone();
+        if (zone == null) {
+            return cluster + "; this node's zone is unknown (set meshdns.dns.locality.zone, or meshdns.dns.locality.node-name to learn it)";
+        }
+        return "zone " + zone + " (" + (configured != null ? "meshdns.dns.locality.zone" : "learned from the endpoints on this node")
+                + ") first, then " + cluster;
     }
 
     private static int indexOf(String[] labels, String label) {

@@ -14,6 +14,7 @@ import java.util.Set;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Answers ordered by where the node sits, through a packaged discovery-service reading three manifest clusters and
@@ -97,6 +98,11 @@ class LocalityOrderTest {
                 second.add(a.get(1));
             }
             assertEquals(Set.of("10.112.0.20", "10.128.0.20"), second, "west and north are still shuffled behind it");
+
+            String explain = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                    node.httpUrl() + "/v1/explain?name=db.data.svc.cluster.local&type=A")).timeout(Duration.ofSeconds(10)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(explain.contains("zone zone-a (learned from the endpoints on this node) first"), explain);
         }
     }
 
