@@ -93,6 +93,8 @@ public final class TxtRegistry implements Registry {
             throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
         }
         this.provider = provider;
+        // the pure translations (view, operations) may run without a provider: then no property is stored
+        this.storedProperties = provider == null ? Set.of() : Set.copyOf(provider.storedProperties());
         this.ownerId = ownerId;
         this.mapper = mapper;
         this.claimTtl = claimTtl;
@@ -102,6 +104,7 @@ public final class TxtRegistry implements Registry {
 
     private final Set<String> adoptOwners;
     private final ClaimCodec codec;
+    private final Set<String> storedProperties;
 
     @Override
     public Set<String> adoptOwners() {
@@ -127,7 +130,7 @@ public final class TxtRegistry implements Registry {
         String claim = claimText(state, new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()));
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
         // ours before the old owner's goes: never a moment with no claim on the data
-        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
+        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim, stored(adopted)));
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
         return new Unit("ADOPT", adopted, ops);
     }
@@ -145,6 +148,11 @@ public final class TxtRegistry implements Registry {
     @Override
     public Optional<DomainFilter> domainFilter() {
         return provider.domainFilter();
+    }
+
+    @Override
+    public Set<String> storedProperties() {
+        return storedProperties;
     }
 
     @Override
@@ -191,7 +199,7 @@ public final class TxtRegistry implements Registry {
         } else {
             var ops = new ArrayList<RecordOp>();
             groups.forEach(ops::addAll);
-            var changes = RRsetFolding.fold(own(view).raw(), ops);
+            var changes = RRsetFolding.fold(own(view).raw(), ops, storedProperties);
             if (!changes.isEmpty()) provider.apply(changes);
         }
     }
@@ -232,7 +240,7 @@ public final class TxtRegistry implements Registry {
                 state.legacyClaims().forEach((text, claim) -> {
                     if (claim.owner().equals(ownerId)) {
                         // ExternalDNS's migration: create the typed claim next to the legacy one
-                        upgrades.add(addClaim(txtTtlByName, typed, codec.encode(claim)));
+                        upgrades.add(addClaim(txtTtlByName, typed, codec.encode(claim), stored(rrset)));
                     }
                 });
             }
@@ -342,6 +350,8 @@ public final class TxtRegistry implements Registry {
      */
     private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
         RRsetState state = state(view, wanted);
+        // a stored property changed alone (CoreDNS's group): the records and our claim are written again with it
+        boolean propertiesMoved = old != null && !stored(old).equals(stored(wanted));
         Set<String> othersTargets = othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
                 .anyMatch(c -> !mine(c));
@@ -349,7 +359,7 @@ public final class TxtRegistry implements Registry {
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
-            var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl()).toList();
+            var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl() || propertiesMoved).toList();
             var remove = had.stream().filter(t -> !wanted.targets().contains(t) && !othersTargets.contains(t)).toList();
             if (!remove.isEmpty()) dataOps.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
             if (!add.isEmpty()) dataOps.add(new RecordOp.AddRecords(data.withTargets(add)));
@@ -366,7 +376,9 @@ public final class TxtRegistry implements Registry {
         String claim = claimText(state, new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels));
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
         var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
-        if (!ourClaimTexts(state, true).contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
+        if (!ourClaimTexts(state, true).contains(claim) || propertiesMoved) {
+            ops.add(addClaim(view.txtTtlByName(), typed, claim, stored(wanted)));
+        }
         ops.addAll(dataOps);
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
     }
@@ -424,13 +436,18 @@ public final class TxtRegistry implements Registry {
         return List.copyOf(out);
     }
 
+    /** The provider-specific properties of {@code e} the provider stores: its claim carries them too, as ExternalDNS's does. */
+    private Map<String, String> stored(Endpoint e) {
+        return e.providerSpecific(storedProperties);
+    }
+
     /**
      * Adds a claim at {@code name} with the TTL of the TXT RRset already there, if any: an RRset has one TTL
      * (RFC 2181 5.2), so a server such as BIND9 would otherwise move the TTL of everyone's records there.
      */
-    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim) {
+    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim, Map<String, String> properties) {
         Long ttl = txtTtlByName.get(Endpoint.normalizeName(name));
-        Endpoint e = txt(name, claim);
+        Endpoint e = txt(name, claim).withProviderSpecific(properties);
         return new RecordOp.AddRecords(ttl == null ? e : e.withTtl(ttl));
     }
 
