@@ -37,10 +37,14 @@ class AnnotationPrefixTest {
             """;
 
     static Set<String> run(List<HasMetadata> objects, String prefix) {
+        return run(objects, prefix, e -> e.dnsName() + " " + e.ttl() + " " + e.targets());
+    }
+
+    /** Each endpoint the ingress source makes of {@code objects} under {@code prefix}, as {@code line} prints it. */
+    static Set<String> run(List<HasMetadata> objects, String prefix, java.util.function.Function<io.meshdns.exposure.endpoint.Endpoint, String> line) {
         var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), List.of(), false, prefix);
         var out = new TreeSet<String>();
-        new ObjectTranslation(settings, Set.of("ingress")).translate(objects).endpoints()
-                .forEach(e -> out.add(e.dnsName() + " " + e.ttl() + " " + e.targets()));
+        new ObjectTranslation(settings, Set.of("ingress")).translate(objects).endpoints().forEach(e -> out.add(line.apply(e)));
         return out;
     }
 
@@ -97,10 +101,6 @@ class AnnotationPrefixTest {
     }
 
     static Set<String> groups(List<HasMetadata> objects, String prefix) {
-        var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), List.of(), false, prefix);
-        var out = new TreeSet<String>();
-        new ObjectTranslation(settings, Set.of("ingress")).translate(objects).endpoints()
-                .forEach(e -> out.add(e.dnsName() + " " + e.recordType() + " " + e.providerSpecific()));
-        return out;
+        return run(objects, prefix, e -> e.dnsName() + " " + e.recordType() + " " + e.providerSpecific());
     }
 }
