@@ -92,6 +92,16 @@ public record Endpoint(String dnsName, String recordType, List<String> targets, 
         return new Endpoint(dnsName, recordType, targets, ttl, labels, setIdentifier, properties);
     }
 
+    /** The provider-specific properties among {@code names} (name → value, sorted). */
+    public Map<String, String> providerSpecific(java.util.Set<String> names) {
+        if (names.isEmpty() || providerSpecific.isEmpty()) return Map.of();
+        var kept = new TreeMap<String, String>();
+        providerSpecific.forEach((k, v) -> {
+            if (names.contains(k)) kept.put(k, v);
+        });
+        return kept;
+    }
+
     /** A provider-specific property (ExternalDNS's providerSpecific list, name → value). */
     public java.util.Optional<String> property(String name) {
         return java.util.Optional.ofNullable(providerSpecific.get(name));

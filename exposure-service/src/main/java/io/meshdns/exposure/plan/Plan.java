@@ -28,8 +28,10 @@ import java.util.TreeMap;
  *   <li>Policy: create-only creates; upsert-only also updates; sync also deletes.</li>
  *   <li>Never delete a record whose resource's source evaluation had an error (an invalid
  *       annotation must not unpublish anything).</li>
- *   <li>Update when the targets differ, or when a TTL is configured (non-zero) and differs; the
- *       TTL of a multi-owner RRset is shared, so it is not compared there (owners would fight).</li>
+ *   <li>Update when the targets differ, when a TTL is configured (non-zero) and differs, or when a
+ *       provider-specific property the provider stores ({@link Input#properties}, e.g. CoreDNS's group) differs, as
+ *       ExternalDNS compares them; the TTL and properties of a multi-owner RRset are shared, so they are not compared
+ *       there (owners would fight).</li>
  * </ol>
  */
 public final class Plan {
@@ -39,8 +41,17 @@ public final class Plan {
     private Plan() {
     }
 
+    /**
+     * @param properties the provider-specific properties the provider stores and reads back: a difference in one of
+     *     them is an update; the others are carried to the provider and never compared
+     */
     public record Input(List<Endpoint> current, List<Endpoint> desired, Policy policy, DomainFilter filter,
-                        String ownerId, Set<String> erroredResources, RecordTypeFilter types) {
+                        String ownerId, Set<String> erroredResources, RecordTypeFilter types, Set<String> properties) {
+        public Input(List<Endpoint> current, List<Endpoint> desired, Policy policy, DomainFilter filter,
+                     String ownerId, Set<String> erroredResources, RecordTypeFilter types) {
+            this(current, desired, policy, filter, ownerId, erroredResources, types, Set.of());
+        }
+
         public Input(List<Endpoint> current, List<Endpoint> desired, Policy policy, DomainFilter filter,
                      String ownerId, Set<String> erroredResources) {
             this(current, desired, policy, filter, ownerId, erroredResources, RecordTypeFilter.ALL);
@@ -123,7 +134,7 @@ public final class Plan {
                     } else {
                         create.add(wanted);
                     }
-                } else if (in.policy().allowsUpdate() && needsUpdate(current, wanted)) {
+                } else if (in.policy().allowsUpdate() && needsUpdate(current, wanted, in.properties())) {
                     updateOld.add(current);
                     // keep the resource that owns the record today when only targets/TTL move
                     updateNew.add(current.shared() ? wanted.withLabel(Endpoint.SHARED_LABEL, "true") : wanted);
@@ -171,9 +182,11 @@ public final class Plan {
         }
     }
 
-    private static boolean needsUpdate(Endpoint current, Endpoint wanted) {
+    private static boolean needsUpdate(Endpoint current, Endpoint wanted, Set<String> properties) {
         if (!current.targets().equals(wanted.targets())) return true;
-        return !current.shared() && wanted.ttl() != 0 && wanted.ttl() != current.ttl();
+        if (current.shared()) return false;
+        return (wanted.ttl() != 0 && wanted.ttl() != current.ttl())
+                || !current.providerSpecific(properties).equals(wanted.providerSpecific(properties));
     }
 
     private static String owners(List<Endpoint> others) {

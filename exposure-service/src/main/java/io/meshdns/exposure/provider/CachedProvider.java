@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -64,6 +65,11 @@ public final class CachedProvider implements Provider {
     @Override
     public List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException {
         return delegate.adjust(desired);
+    }
+
+    @Override
+    public Set<String> storedProperties() {
+        return delegate.storedProperties();
     }
 
     @Override

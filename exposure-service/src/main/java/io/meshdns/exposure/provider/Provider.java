@@ -5,6 +5,7 @@ import io.meshdns.exposure.plan.Changes;
 import io.meshdns.exposure.plan.DomainFilter;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A DNS backend, as ExternalDNS's {@code provider.Provider}: reads every RRset of the zones it
@@ -29,6 +30,15 @@ public interface Provider {
     /** ExternalDNS's AdjustEndpoints: the provider may rewrite or drop desired endpoints it cannot hold. */
     default List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException {
         return desired;
+    }
+
+    /**
+     * The provider-specific properties this backend stores and reads back (CoreDNS: {@code coredns/group}): the plan
+     * sees a change of one of them as an update, and the ownership claim carries them, as ExternalDNS does. Others
+     * are passed on but never compared, since a backend that drops them would be updated on every pass.
+     */
+    default Set<String> storedProperties() {
+        return Set.of();
     }
 
     /** The names this backend serves, when it says so itself (the webhook's negotiation); empty = no limit. */

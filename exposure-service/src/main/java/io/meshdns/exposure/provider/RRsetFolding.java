@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -20,6 +21,14 @@ public final class RRsetFolding {
     }
 
     public static Changes fold(List<Endpoint> current, List<RecordOp> ops) {
+        return fold(current, ops, Set.of());
+    }
+
+    /**
+     * @param properties the provider-specific properties the provider stores ({@link Provider#storedProperties}): an
+     *     RRset whose last operation carries other values of them is updated even when its records stay
+     */
+    public static Changes fold(List<Endpoint> current, List<RecordOp> ops, Set<String> properties) {
         var before = new LinkedHashMap<Endpoint.Key, Endpoint>();
         for (Endpoint e : current) {
             before.merge(e.key(), e, (a, b) -> a.withTargets(union(a.targets(), b.targets())));
@@ -52,7 +61,8 @@ public final class RRsetFolding {
             Endpoint wanted = s.template.withTargets(List.copyOf(s.targets)).withTtl(s.ttl).withLabels(Map.of());
             if (old == null || old.targets().isEmpty()) {
                 create.add(wanted);
-            } else if (!old.targets().equals(wanted.targets()) || (s.ttlSet && old.ttl() != wanted.ttl())) {
+            } else if (!old.targets().equals(wanted.targets()) || (s.ttlSet && old.ttl() != wanted.ttl())
+                    || (s.propertiesSet && !old.providerSpecific(properties).equals(wanted.providerSpecific(properties)))) {
                 updateOld.add(old);
                 updateNew.add(wanted);
             }
@@ -71,6 +81,8 @@ public final class RRsetFolding {
         final TreeSet<String> targets = new TreeSet<>();
         long ttl;
         boolean ttlSet;
+        /** An operation wrote the RRset's records (not only deleted some): its template's properties count. */
+        boolean propertiesSet;
 
         static State of(Endpoint existing, Endpoint first) {
             var s = new State();
@@ -88,12 +100,14 @@ public final class RRsetFolding {
             template = e;
             ttl = e.ttl();
             ttlSet = true;
+            propertiesSet = true;
         }
 
         void add(Endpoint e) {
             boolean wasEmpty = targets.isEmpty();
             targets.addAll(e.targets());
             template = e;
+            propertiesSet = true;
             // a TTL of 0 means "not configured": it does not move the TTL of records already there
             if (e.ttl() != 0 || wasEmpty) {
                 ttl = e.ttl();

@@ -47,6 +47,9 @@ public interface Registry {
     /** The domain filter the provider declared (a webhook negotiates one); empty = every name. */
     Optional<DomainFilter> domainFilter();
 
+    /** The provider-specific properties the provider stores and reads back ({@link io.meshdns.exposure.provider.Provider#storedProperties}). */
+    Set<String> storedProperties();
+
     /** The provider's rewrite of desired endpoints before planning (ExternalDNS's AdjustEndpoints). */
     List<Endpoint> adjust(List<Endpoint> desired) throws ProviderException;
 

@@ -10,7 +10,6 @@ import io.meshdns.exposure.provider.RecordLevelProvider;
 import io.meshdns.exposure.provider.RecordOp;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,8 +18,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The TXT registry (one file: reading the claims and writing them are two halves of one format, and the invariants
- * below bind both): turns a provider's raw RRsets into owner-labelled endpoints for the plan, and
+ * The TXT registry (reading the claims and writing them are two halves of one format, and the invariants below bind
+ * both; the claim bookkeeping both halves use, whose claims are ours and what text a claim gets, is {@link Claims}): turns a provider's raw RRsets into owner-labelled endpoints for the plan, and
  * the plan's changes back into record operations that keep the ownership TXT records in step.
  * Both translations ({@link #view} and {@link #operations}) are pure; {@link #records} and
  * {@link #apply} add the provider I/O around them.
@@ -93,24 +92,24 @@ public final class TxtRegistry implements Registry {
             throw new IllegalArgumentException("meshdns.exposure.owner-id must be non-empty and free of ',' and '='");
         }
         this.provider = provider;
+        // the pure translations (view, operations) may run without a provider: then no property is stored
+        this.storedProperties = provider == null ? Set.of() : Set.copyOf(provider.storedProperties());
         this.ownerId = ownerId;
         this.mapper = mapper;
         this.claimTtl = claimTtl;
         this.adoptOwners = Set.copyOf(adoptOwners);
         this.codec = codec;
+        this.claims = new Claims(ownerId, adoptOwners, mapper, codec);
     }
 
     private final Set<String> adoptOwners;
     private final ClaimCodec codec;
+    private final Claims claims;
+    private final Set<String> storedProperties;
 
     @Override
     public Set<String> adoptOwners() {
         return adoptOwners;
-    }
-
-    /** Our claim, or an adopted old owner's claim on an RRset we write. */
-    private boolean mine(OwnershipClaim c) {
-        return c.owner().equals(ownerId) || adoptOwners.contains(c.owner());
     }
 
     /**
@@ -121,13 +120,13 @@ public final class TxtRegistry implements Registry {
     public Unit adoption(Registry.View any, Endpoint adopted) {
         View view = own(any);
         var ops = new ArrayList<RecordOp>();
-        RRsetState state = state(view, adopted);
+        RRsetState state = claims.state(view, adopted);
         String typed = mapper.typedName(adopted.dnsName(), adopted.recordType());
-        var old = ourClaimTexts(state, true);
-        String claim = claimText(state, new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()));
+        var old = claims.ourClaimTexts(state, true);
+        String claim = claims.claimText(state, new OwnershipClaim(ownerId, adopted.resource(), Optional.empty(), new TreeMap<>()));
         var stale = old.stream().filter(t -> !t.equals(claim)).toList();
         // ours before the old owner's goes: never a moment with no claim on the data
-        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
+        if (!old.contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim, stored(adopted)));
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
         return new Unit("ADOPT", adopted, ops);
     }
@@ -145,6 +144,11 @@ public final class TxtRegistry implements Registry {
     @Override
     public Optional<DomainFilter> domainFilter() {
         return provider.domainFilter();
+    }
+
+    @Override
+    public Set<String> storedProperties() {
+        return storedProperties;
     }
 
     @Override
@@ -191,7 +195,7 @@ public final class TxtRegistry implements Registry {
         } else {
             var ops = new ArrayList<RecordOp>();
             groups.forEach(ops::addAll);
-            var changes = RRsetFolding.fold(own(view).raw(), ops);
+            var changes = RRsetFolding.fold(own(view).raw(), ops, storedProperties);
             if (!changes.isEmpty()) provider.apply(changes);
         }
     }
@@ -224,7 +228,7 @@ public final class TxtRegistry implements Registry {
             }
             String typed = mapper.typedName(data.dnsName(), data.recordType());
             String legacy = mapper.legacyName(data.dnsName());
-            var state = new RRsetState(data, typed, legacy, claimsAt(txtByName.get(typed)), legacyClaimsAt(legacy, txtByName));
+            var state = new RRsetState(data, typed, legacy, claims.claimsAt(txtByName.get(typed)), claims.legacyClaimsAt(legacy, txtByName));
             for (String t : txtByName.getOrDefault(typed, List.of())) codec.warnIfUnreadable(typed, t);
             states.put(data.key(), state);
             current.addAll(owned(data, state));
@@ -232,7 +236,7 @@ public final class TxtRegistry implements Registry {
                 state.legacyClaims().forEach((text, claim) -> {
                     if (claim.owner().equals(ownerId)) {
                         // ExternalDNS's migration: create the typed claim next to the legacy one
-                        upgrades.add(addClaim(txtTtlByName, typed, codec.encode(claim)));
+                        upgrades.add(addClaim(txtTtlByName, typed, codec.encode(claim), stored(rrset)));
                     }
                 });
             }
@@ -241,13 +245,13 @@ public final class TxtRegistry implements Registry {
     }
 
     private List<Endpoint> owned(Endpoint data, RRsetState state) {
-        var claims = state.effectiveClaims().values();
-        if (claims.isEmpty()) {
+        var found = state.effectiveClaims().values();
+        if (found.isEmpty()) {
             return List.of(data.withLabels(Map.of()));
         }
-        Optional<OwnershipClaim> exclusive = claims.stream().filter(c -> !c.shared())
+        Optional<OwnershipClaim> exclusive = found.stream().filter(c -> !c.shared())
                 .min((a, b) -> Boolean.compare(!a.owner().equals(ownerId), !b.owner().equals(ownerId)));
-        var othersShared = claims.stream().filter(c -> c.shared() && !c.owner().equals(ownerId)).toList();
+        var othersShared = found.stream().filter(c -> c.shared() && !c.owner().equals(ownerId)).toList();
         if (exclusive.isPresent() && (othersShared.isEmpty() || !exclusive.get().owner().equals(ownerId))) {
             OwnershipClaim c = exclusive.get();
             return List.of(data.withLabels(labels(c, false)));
@@ -256,7 +260,7 @@ public final class TxtRegistry implements Registry {
         Set<String> present = new TreeSet<>(data.targets());
         Set<String> claimedByOthers = new TreeSet<>();
         othersShared.forEach(c -> claimedByOthers.addAll(c.targets().orElseThrow()));
-        for (OwnershipClaim c : claims) {
+        for (OwnershipClaim c : found) {
             List<String> part;
             if (c.shared()) {
                 part = c.targets().orElseThrow().stream().filter(present::contains).toList();
@@ -276,31 +280,6 @@ public final class TxtRegistry implements Registry {
         if (!c.resource().isEmpty()) m.put(Endpoint.RESOURCE_LABEL, c.resource());
         if (shared) m.put(Endpoint.SHARED_LABEL, "true");
         return m;
-    }
-
-    /** Claims at a legacy (untyped) name; none at a name that is some RRset's typed claim name, as in ExternalDNS. */
-    private Map<String, OwnershipClaim> legacyClaimsAt(String legacyName, Map<String, List<String>> txtByName) {
-        return mapper.isTypedName(legacyName) ? Map.of() : claimsAt(txtByName.get(legacyName));
-    }
-
-    private Map<String, OwnershipClaim> claimsAt(List<String> texts) {
-        if (texts == null) return Map.of();
-        var m = new TreeMap<String, OwnershipClaim>();
-        for (String t : texts) codec.decode(t).ifPresent(c -> m.put(t, c));
-        return m;
-    }
-
-    /**
-     * The text for a claim we want at an RRset: the text of our claim already there saying the same (plain or
-     * encrypted, whatever nonce it was sealed with), so an unchanged claim is never rewritten; else a new encoding.
-     */
-    private String claimText(RRsetState state, OwnershipClaim wanted) {
-        if (state != null) {
-            for (var e : state.typedClaims().entrySet()) {
-                if (mine(e.getValue()) && e.getValue().serialize().equals(wanted.serialize())) return e.getKey();
-            }
-        }
-        return codec.encode(wanted);
     }
 
     /** Pure: the plan's changes → provider operations, given what {@link #view} saw. */
@@ -341,15 +320,17 @@ public final class TxtRegistry implements Registry {
      * never data without a claim, which would be nobody's for good.
      */
     private void write(View view, Endpoint old, Endpoint wanted, List<RecordOp> ops) {
-        RRsetState state = state(view, wanted);
-        Set<String> othersTargets = othersTargets(state);
+        RRsetState state = claims.state(view, wanted);
+        // a stored property changed alone (CoreDNS's group): the records and our claim are written again with it
+        boolean propertiesMoved = old != null && !stored(old).equals(stored(wanted));
+        Set<String> othersTargets = claims.othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !mine(c));
+                .anyMatch(c -> !claims.mine(c));
         var dataOps = new ArrayList<RecordOp>();
         Endpoint data = wanted.withLabels(Map.of());
         if (wanted.recordType().equals("TXT") || othersPresent) {
             Set<String> had = old == null ? Set.of() : new TreeSet<>(old.targets());
-            var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl()).toList();
+            var add = wanted.targets().stream().filter(t -> !had.contains(t) || old.ttl() != wanted.ttl() || propertiesMoved).toList();
             var remove = had.stream().filter(t -> !wanted.targets().contains(t) && !othersTargets.contains(t)).toList();
             if (!remove.isEmpty()) dataOps.add(new RecordOp.DeleteRecords(data.withTargets(remove)));
             if (!add.isEmpty()) dataOps.add(new RecordOp.AddRecords(data.withTargets(add)));
@@ -357,26 +338,28 @@ public final class TxtRegistry implements Registry {
             dataOps.add(new RecordOp.ReplaceRRset(data));
         }
         Optional<OwnershipClaim> ourClaim = state == null ? Optional.empty() : state.typedClaims().values().stream()
-                .filter(c -> mine(c)).findFirst();
+                .filter(claims::mine).findFirst();
         boolean share = SHAREABLE.contains(wanted.recordType()) && (othersPresent
                 || ourClaim.map(OwnershipClaim::shared).orElse(false)
                 || "true".equals(wanted.providerSpecific().get(SHARED_PROPERTY)));
         Optional<List<String>> claimed = share ? Optional.of(wanted.targets()) : Optional.empty();
         var keptLabels = ourClaim.map(c -> new TreeMap<>(c.otherLabels())).orElseGet(TreeMap::new);
-        String claim = claimText(state, new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels));
+        String claim = claims.claimText(state, new OwnershipClaim(ownerId, wanted.resource(), claimed, keptLabels));
         String typed = mapper.typedName(wanted.dnsName(), wanted.recordType());
-        var stale = ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
-        if (!ourClaimTexts(state, true).contains(claim)) ops.add(addClaim(view.txtTtlByName(), typed, claim));
+        var stale = claims.ourClaimTexts(state, true).stream().filter(t -> !t.equals(claim)).toList();
+        if (!claims.ourClaimTexts(state, true).contains(claim) || propertiesMoved) {
+            ops.add(addClaim(view.txtTtlByName(), typed, claim, stored(wanted)));
+        }
         ops.addAll(dataOps);
         if (!stale.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(typed, stale.toArray(String[]::new))));
     }
 
     /** Data first, then its claims: an interruption leaves a claim without data, never data without a claim. */
     private void delete(View view, Endpoint ours, List<RecordOp> ops) {
-        RRsetState state = state(view, ours);
-        Set<String> othersTargets = othersTargets(state);
+        RRsetState state = claims.state(view, ours);
+        Set<String> othersTargets = claims.othersTargets(state);
         boolean othersPresent = state != null && state.effectiveClaims().values().stream()
-                .anyMatch(c -> !mine(c));
+                .anyMatch(c -> !claims.mine(c));
         Endpoint data = ours.withLabels(Map.of());
         if (ours.recordType().equals("TXT") || othersPresent) {
             var remove = ours.targets().stream().filter(t -> !othersTargets.contains(t)).toList();
@@ -385,52 +368,28 @@ public final class TxtRegistry implements Registry {
             ops.add(new RecordOp.DeleteRRset(data));
         }
         if (state != null) {
-            var typed = ourClaimTexts(state, true);
+            var typed = claims.ourClaimTexts(state, true);
             if (!typed.isEmpty()) ops.add(new RecordOp.DeleteRecords(txt(state.typedName(), typed.toArray(String[]::new))));
             // the legacy claim covers every type at the name: remove it only with the last of our RRsets there
-            var legacy = ourClaimTexts(state, false);
+            var legacy = claims.ourClaimTexts(state, false);
             boolean lastAtName = view.states().values().stream().noneMatch(s -> s != state
-                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(c -> mine(c)));
+                    && s.data().dnsName().equals(ours.dnsName()) && s.legacyClaims().values().stream().anyMatch(claims::mine));
             if (!legacy.isEmpty() && lastAtName) ops.add(new RecordOp.DeleteRecords(txt(state.legacyName(), legacy.toArray(String[]::new))));
         }
     }
 
-    /** The RRset's state; for an RRset that is not in the zone (yet), the claims that may still be there. */
-    private RRsetState state(View view, Endpoint e) {
-        RRsetState known = view.states().get(e.key());
-        if (known != null) return known;
-        String typed = mapper.typedName(e.dnsName(), e.recordType());
-        String legacy = mapper.legacyName(e.dnsName());
-        return new RRsetState(e.withTargets(List.of()), typed, legacy,
-                claimsAt(view.txtByName().get(typed)), legacyClaimsAt(legacy, view.txtByName()));
-    }
-
-    private Set<String> othersTargets(RRsetState state) {
-        var s = new TreeSet<String>();
-        if (state == null) return s;
-        for (OwnershipClaim c : state.effectiveClaims().values()) {
-            if (!mine(c)) s.addAll(c.targets().orElse(state.data().targets()));
-        }
-        return s;
-    }
-
-    private List<String> ourClaimTexts(RRsetState state, boolean typed) {
-        if (state == null) return List.of();
-        var claims = typed ? state.typedClaims() : state.legacyClaims();
-        var out = new LinkedHashSet<String>();
-        claims.forEach((text, c) -> {
-            if (mine(c)) out.add(text);
-        });
-        return List.copyOf(out);
+    /** The provider-specific properties of {@code e} the provider stores: its claim carries them too, as ExternalDNS's does. */
+    private Map<String, String> stored(Endpoint e) {
+        return e.providerSpecific(storedProperties);
     }
 
     /**
      * Adds a claim at {@code name} with the TTL of the TXT RRset already there, if any: an RRset has one TTL
      * (RFC 2181 5.2), so a server such as BIND9 would otherwise move the TTL of everyone's records there.
      */
-    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim) {
+    private RecordOp addClaim(Map<String, Long> txtTtlByName, String name, String claim, Map<String, String> properties) {
         Long ttl = txtTtlByName.get(Endpoint.normalizeName(name));
-        Endpoint e = txt(name, claim);
+        Endpoint e = txt(name, claim).withProviderSpecific(properties);
         return new RecordOp.AddRecords(ttl == null ? e : e.withTtl(ttl));
     }
 

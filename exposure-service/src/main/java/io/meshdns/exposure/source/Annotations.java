@@ -35,8 +35,27 @@ public final class Annotations {
     public static final String SRV_PORT = "meshdns.io/srv-port";
     /** Several owners publish into this object's RRsets: claims are written as shares (see the registry). */
     public static final String SHARED = "meshdns.io/shared";
+    /** ExternalDNS's prefix of CoreDNS annotations ({@code coredns-group}), see {@link #corednsProperties}. */
+    public static final String COREDNS = "coredns-";
 
     private Annotations() {
+    }
+
+    /**
+     * ExternalDNS's CoreDNS annotations: {@code …/coredns-<attr>} becomes the provider-specific property
+     * {@code coredns/<attr>} (the provider reads {@code coredns/group}); per attribute, the standard prefix wins.
+     */
+    public static Map<String, String> corednsProperties(Map<String, String> annotations) {
+        if (annotations == null || annotations.isEmpty()) return Map.of();
+        var out = new java.util.TreeMap<String, String>();
+        for (String prefix : List.of(ALPHA_PREFIX, PREFIX)) {
+            annotations.forEach((k, v) -> {
+                if (k.startsWith(prefix + COREDNS) && k.length() > (prefix + COREDNS).length()) {
+                    out.put("coredns/" + k.substring((prefix + COREDNS).length()), v.trim());
+                }
+            });
+        }
+        return out;
     }
 
     public static Optional<String> get(Map<String, String> annotations, String key) {

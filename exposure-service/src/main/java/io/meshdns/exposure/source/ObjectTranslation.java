@@ -100,7 +100,7 @@ public final class ObjectTranslation {
             }
         }
         byKind.values().forEach(list -> list.sort(BY_NAMESPACE_AND_NAME));
-        var context = new SourceContext(settings, byKind, filter.namespace());
+        var context = new SourceContext(settings, byKind, filter);
         var out = new SourceOutput();
         for (Source source : sources) {
             for (HasMetadata o : context.objects(source.kind())) {

@@ -16,17 +16,20 @@ public final class SourceContext {
     private final SourceSettings settings;
     private final Map<String, List<HasMetadata>> objectsByKind;
     private final Map<String, Object> indexes = new HashMap<>();
-    private final Optional<String> namespace;
+    private final SourceFilter filter;
 
     public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind) {
-        this(settings, objectsByKind, Optional.empty());
+        this(settings, objectsByKind, SourceFilter.ALL);
     }
 
-    /** {@code namespace}: meshdns.exposure.namespace, for the sources that look objects up the way ExternalDNS's informers would. */
-    public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind, Optional<String> namespace) {
+    /**
+     * {@code filter}: the source filter of the pass, for the sources that look objects up the way ExternalDNS's informers
+     * would (its namespace, its annotation selector).
+     */
+    public SourceContext(SourceSettings settings, Map<String, List<HasMetadata>> objectsByKind, SourceFilter filter) {
         this.settings = settings;
         this.objectsByKind = Map.copyOf(objectsByKind);
-        this.namespace = namespace;
+        this.filter = filter;
     }
 
     /**
@@ -35,12 +38,20 @@ public final class SourceContext {
      * narrows those with it.
      */
     public Optional<String> namespace() {
-        return namespace;
+        return filter.namespace();
     }
 
     /** Whether an object of a context kind is in meshdns.exposure.namespace (always, when unset). */
     public boolean inNamespace(HasMetadata o) {
-        return namespace.map(n -> n.equals(o.getMetadata().getNamespace())).orElse(true);
+        return filter.namespace().map(n -> n.equals(o.getMetadata().getNamespace())).orElse(true);
+    }
+
+    /**
+     * Whether a context object's annotations match meshdns.exposure.annotation-filter (ExternalDNS's --annotation-filter),
+     * for the context kinds ExternalDNS reads through that filter too (ListenerSets).
+     */
+    public boolean annotationsMatch(HasMetadata o) {
+        return filter.annotations().matches(o.getMetadata().getAnnotations());
     }
 
     public SourceSettings settings() {

@@ -53,18 +53,20 @@ public final class SourceOutput {
 
     /**
      * What an object's annotations add to the endpoints it produced (those from index {@code first}):
-     * {@code meshdns.io/shared} marks them shared, and ExternalDNS's {@code record-type: ptr} adds a
+     * {@code meshdns.io/shared} marks them shared, ExternalDNS's {@code coredns-group} (any {@code coredns-*}) becomes
+     * their {@code coredns/group} property, and ExternalDNS's {@code record-type: ptr} adds a
      * PTR record at the reverse name of every A/AAAA target, pointing at the names that hold it.
      */
     public void finishObject(int first, Map<String, String> annotations, long ttl) {
-        boolean shared = "true".equalsIgnoreCase(String.valueOf(annotations.get(Annotations.SHARED)).trim());
+        var properties = new java.util.TreeMap<>(Annotations.corednsProperties(annotations));
+        if ("true".equalsIgnoreCase(String.valueOf(annotations.get(Annotations.SHARED)).trim())) properties.put(Annotations.SHARED, "true");
         boolean ptr = Annotations.get(annotations, Annotations.RECORD_TYPE).map(v -> v.trim().equalsIgnoreCase("ptr")).orElse(false);
         var produced = new ArrayList<>(endpoints.subList(first, endpoints.size()));
-        if (shared) {
+        if (!properties.isEmpty()) {
             for (int i = first; i < endpoints.size(); i++) {
                 Endpoint e = endpoints.get(i);
                 var ps = new java.util.TreeMap<>(e.providerSpecific());
-                ps.put(Annotations.SHARED, "true");
+                ps.putAll(properties);
                 endpoints.set(i, e.withProviderSpecific(ps));
             }
         }

@@ -116,7 +116,7 @@ public final class Reconciler {
             current = relabelled;
         }
         Plan.Result result = Plan.calculate(new Plan.Input(current, wanted, policy, filter,
-                registry.ownerId(), desired.erroredResources(), types));
+                registry.ownerId(), desired.erroredResources(), types, registry.storedProperties()));
         for (Plan.Refusal refusal : result.refusals()) {
             Problem.about(refusal.resource(), Problem.CONFLICT, refusal.message()).ifPresent(problems::add);
         }

@@ -124,4 +124,23 @@ class PlanTest {
         c.delete().forEach(e -> out.add("DELETE " + e.key() + " " + e.targets()));
         return out;
     }
+    /** ExternalDNS compares provider-specific properties: a stored one (CoreDNS's group) changed alone is an update. */
+    @org.junit.jupiter.api.Test
+    void aStoredPropertyChangedAloneIsAnUpdate() {
+        var stored = Set.of("coredns/group");
+        Endpoint g1 = cur(ME, "x.a.org", "A", "1.1.1.1").withProviderSpecific(Map.of("coredns/group", "g1"));
+        Endpoint wantG2 = want("service/ns/x", "x.a.org", "A", "1.1.1.1").withProviderSpecific(Map.of("coredns/group", "g2"));
+        Endpoint wantNone = want("service/ns/x", "x.a.org", "A", "1.1.1.1");
+        Endpoint wantOther = wantG2.withProviderSpecific(Map.of("coredns/group", "g1", "aws/weight", "5"));
+        assertEquals(List.of("UPDATE x.a.org/A [1.1.1.1] -> [1.1.1.1]"), plan(g1, wantG2, stored));
+        assertEquals(List.of("UPDATE x.a.org/A [1.1.1.1] -> [1.1.1.1]"), plan(g1, wantNone, stored), "a group removed");
+        assertEquals(List.of(), plan(g1, wantOther, stored), "a property the provider does not store is not compared");
+        assertEquals(List.of(), plan(g1, wantG2, Set.of()), "nothing is compared for a provider that stores none");
+        assertEquals(List.of(), plan(cur("me~", "x.a.org", "A", "1.1.1.1"), wantG2, stored), "shared RRsets: not compared");
+    }
+
+    static List<String> plan(Endpoint current, Endpoint desired, Set<String> stored) {
+        return lines(Plan.calculate(new Plan.Input(List.of(current), List.of(desired), Policy.SYNC, DomainFilter.ALL, ME, Set.of(),
+                RecordTypeFilter.ALL, stored)).changes());
+    }
 }

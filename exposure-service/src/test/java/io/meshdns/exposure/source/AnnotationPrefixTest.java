@@ -37,10 +37,14 @@ class AnnotationPrefixTest {
             """;
 
     static Set<String> run(List<HasMetadata> objects, String prefix) {
+        return run(objects, prefix, e -> e.dnsName() + " " + e.ttl() + " " + e.targets());
+    }
+
+    /** Each endpoint the ingress source makes of {@code objects} under {@code prefix}, as {@code line} prints it. */
+    static Set<String> run(List<HasMetadata> objects, String prefix, java.util.function.Function<io.meshdns.exposure.endpoint.Endpoint, String> line) {
         var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), List.of(), false, prefix);
         var out = new TreeSet<String>();
-        new ObjectTranslation(settings, Set.of("ingress")).translate(objects).endpoints()
-                .forEach(e -> out.add(e.dnsName() + " " + e.ttl() + " " + e.targets()));
+        new ObjectTranslation(settings, Set.of("ingress")).translate(objects).endpoints().forEach(e -> out.add(line.apply(e)));
         return out;
     }
 
@@ -67,5 +71,36 @@ class AnnotationPrefixTest {
             assertTrue(e.getMessage().startsWith("meshdns.exposure.annotation-prefix: "), e.getMessage());
         }
         assertEquals("dns.example.com/", AnnotationPrefix.check("dns.example.com/"));
+    }
+    /** ExternalDNS's coredns-group annotation becomes the endpoints' coredns/group property, under the prefix in force. */
+    @Test
+    void theCorednsGroupAnnotationFollowsThePrefix() {
+        String docs = """
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: {name: std, namespace: web, annotations: {external-dns.kubernetes.io/hostname: std.example.org, external-dns.kubernetes.io/coredns-group: g1}}
+                spec: {}
+                status: {loadBalancer: {ingress: [{ip: 192.0.2.1}, {hostname: lb.example.net}]}}
+                ---
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: {name: custom, namespace: web, annotations: {dns.example.com/hostname: custom.example.org, dns.example.com/coredns-group: g2}}
+                spec: {}
+                status: {loadBalancer: {ingress: [{ip: 192.0.2.2}]}}
+                ---
+                apiVersion: networking.k8s.io/v1
+                kind: Ingress
+                metadata: {name: both, namespace: web, annotations: {external-dns.kubernetes.io/hostname: both.example.org, external-dns.kubernetes.io/coredns-group: new, external-dns.alpha.kubernetes.io/coredns-group: old}}
+                spec: {}
+                status: {loadBalancer: {ingress: [{ip: 192.0.2.3}]}}
+                """;
+        var objects = new ArrayList<HasMetadata>();
+        for (String doc : docs.split("(?m)^---\\s*$")) objects.add((HasMetadata) new KubernetesSerialization().unmarshal(doc));
+        assertEquals(Set.of("both.example.org A {coredns/group=new}", "std.example.org A {coredns/group=g1}"), groups(objects, ""));
+        assertEquals(Set.of("custom.example.org A {coredns/group=g2}"), groups(objects, "dns.example.com/"));
+    }
+
+    static Set<String> groups(List<HasMetadata> objects, String prefix) {
+        return run(objects, prefix, e -> e.dnsName() + " " + e.recordType() + " " + e.providerSpecific());
     }
 }

@@ -47,7 +47,8 @@ import java.util.Set;
  * {@code group} (CoreDNS answers a query only from records of one group) and read back into it; with
  * {@code strictly-owned} every value written carries {@code "owner":"<owner-id>"} and values of other owners (or none)
  * are not read at all, so they are never updated or deleted. Field order is Go's struct order: host, text, ttl,
- * targetstrip, group, owner. A group change alone is not a change to the plan (it compares targets and TTL).
+ * targetstrip, group, owner. The group is a {@link #storedProperties() stored property}: a group changed alone is an
+ * update, and the ownership claim carries the group of its record, as ExternalDNS's TXT registry copies it.
  */
 public final class CorednsProvider implements Provider {
 
@@ -82,6 +83,11 @@ public final class CorednsProvider implements Provider {
         this.filter = filter;
         this.defaultTtl = defaultTtl;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    @Override
+    public Set<String> storedProperties() {
+        return Set.of(GROUP_PROPERTY);
     }
 
     @Override

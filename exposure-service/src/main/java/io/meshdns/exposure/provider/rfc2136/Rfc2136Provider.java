@@ -16,22 +16,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jboss.logging.Logger;
-import org.xbill.DNS.ARecord;
-import org.xbill.DNS.AAAARecord;
-import org.xbill.DNS.CNAMERecord;
 import org.xbill.DNS.DClass;
-import org.xbill.DNS.MXRecord;
 import org.xbill.DNS.Message;
-import org.xbill.DNS.NSRecord;
 import org.xbill.DNS.Name;
-import org.xbill.DNS.PTRRecord;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
-import org.xbill.DNS.SRVRecord;
 import org.xbill.DNS.Section;
 import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.TSIG;
-import org.xbill.DNS.TXTRecord;
 import org.xbill.DNS.Type;
 import org.xbill.DNS.Update;
 import org.xbill.DNS.ZoneTransferIn;
@@ -100,7 +92,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         if (settings.zones().isEmpty()) {
             throw new IllegalArgumentException("meshdns.exposure.rfc2136.zones: at least one zone is required");
         }
-        this.zones = settings.zones().stream().map(Rfc2136Provider::absolute).toList();
+        this.zones = settings.zones().stream().map(RecordWire::absolute).toList();
     }
 
     @Override
@@ -195,7 +187,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             var targets = new ArrayList<String>(rrset.size());
             long ttl = Long.MAX_VALUE;
             for (Record r : rrset) {
-                targets.add(targetOf(r));
+                targets.add(RecordWire.targetOf(r));
                 ttl = Math.min(ttl, r.getTTL());
             }
             try {
@@ -325,11 +317,11 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             for (RecordOp op : group) {
                 String name = op.endpoint().dnsName();
                 Name zone = zoneOf(name).orElseThrow(() -> ProviderException.rejected("no configured zone contains " + name));
-                if (op.endpoint().recordType().equals("CNAME") && absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
+                if (op.endpoint().recordType().equals("CNAME") && RecordWire.absolute(name).equals(zone) && !(op instanceof RecordOp.DeleteRRset)
                         && !(op instanceof RecordOp.DeleteRecords)) {
                     throw ProviderException.rejected("CNAME at the apex of zone " + zone + " (" + name + ") is not allowed: the apex holds SOA and NS");
                 }
-                parts.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, records(op)));
+                parts.computeIfAbsent(zone, z -> new ArrayList<>()).add(Map.entry(op, RecordWire.records(op, settings.defaultTtl(), settings.minTtl())));
             }
             parts.forEach((zone, part) -> byZone.computeIfAbsent(zone, z -> new ArrayList<>()).add(part));
         }
@@ -387,7 +379,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
         }
 
         void add(RecordOp op, List<Record> recs) {
-            Rfc2136Provider.add(update, op, recs);
+            RecordWire.add(update, op, recs);
             size += recs.stream().mapToInt(r -> r.toWire(Section.UPDATE).length).sum();
         }
 
@@ -398,84 +390,6 @@ public final class Rfc2136Provider implements RecordLevelProvider {
             reset();
             return 1;
         }
-    }
-
-    private static void add(Update update, RecordOp op, List<Record> recs) {
-        if (op instanceof RecordOp.ReplaceRRset) {
-            update.delete(recs.get(0).getName(), recs.get(0).getType());
-            recs.subList(1, recs.size()).forEach(update::add);
-        } else if (op instanceof RecordOp.DeleteRRset) {
-            update.delete(recs.get(0).getName(), recs.get(0).getType());
-        } else if (op instanceof RecordOp.AddRecords) {
-            recs.forEach(update::add);
-        } else {
-            recs.forEach(update::delete);
-        }
-    }
-
-    /** Wire records for one op; for RRset-wide ops the first entry stands for the (name, type) header. */
-    private List<Record> records(RecordOp op) throws ProviderException {
-        Endpoint e = op.endpoint();
-        long ttl = Math.max(settings.minTtl(), e.ttl() == 0 ? settings.defaultTtl() : e.ttl());
-        Name name = absolute(e.dnsName());
-        int type = Type.value(e.recordType());
-        var out = new ArrayList<Record>();
-        if (op instanceof RecordOp.ReplaceRRset || op instanceof RecordOp.DeleteRRset) {
-            out.add(Record.newRecord(name, type, DClass.ANY, 0));
-        }
-        if (!(op instanceof RecordOp.DeleteRRset)) {
-            for (String t : e.targets()) out.add(toRecord(name, e.recordType(), ttl, t));
-        }
-        return out;
-    }
-
-    static Record toRecord(Name name, String type, long ttl, String target) throws ProviderException {
-        try {
-            switch (type) {
-                case "TXT":
-                    return new TXTRecord(name, DClass.IN, ttl, chunks(target));
-                case "A", "AAAA":
-                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target, Name.root);
-                case "CNAME", "NS", "PTR":
-                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target + ".", Name.root);
-                case "SRV", "MX": {
-                    String[] p = target.split(" ");
-                    p[p.length - 1] = p[p.length - 1] + ".";
-                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, String.join(" ", p), Name.root);
-                }
-                default:
-                    return Record.fromString(name, Type.value(type), DClass.IN, ttl, target, name);
-            }
-        } catch (Exception e) {
-            throw ProviderException.rejected("cannot build " + type + " record " + name + " " + target + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** TXT character-strings hold at most 255 bytes: longer text is split and joined again on read. */
-    static List<String> chunks(String text) {
-        var out = new ArrayList<String>();
-        byte[] bytes = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        if (bytes.length <= 255) return List.of(text);
-        int start = 0;
-        while (start < text.length()) {
-            int end = Math.min(text.length(), start + 255);
-            while (text.substring(start, end).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 255) end--;
-            out.add(text.substring(start, end));
-            start = end;
-        }
-        return out;
-    }
-
-    static String targetOf(Record r) {
-        if (r instanceof ARecord a) return a.getAddress().getHostAddress();
-        if (r instanceof AAAARecord a) return Endpoint.canonicalAddress(a.getAddress());
-        if (r instanceof CNAMERecord c) return c.getTarget().toString();
-        if (r instanceof NSRecord n) return n.getTarget().toString();
-        if (r instanceof PTRRecord p) return p.getTarget().toString();
-        if (r instanceof SRVRecord s) return s.getPriority() + " " + s.getWeight() + " " + s.getPort() + " " + s.getTarget();
-        if (r instanceof MXRecord m) return m.getPriority() + " " + m.getTarget();
-        if (r instanceof TXTRecord t) return String.join("", t.getStrings());
-        return r.rdataToString();
     }
 
     private void send(Update update) throws ProviderException {
@@ -507,15 +421,7 @@ public final class Rfc2136Provider implements RecordLevelProvider {
     }
 
     Optional<Name> zoneOf(String dnsName) {
-        Name n = absolute(dnsName);
+        Name n = RecordWire.absolute(dnsName);
         return zones.stream().filter(n::subdomain).max(Comparator.comparingInt(Name::labels));
-    }
-
-    static Name absolute(String name) {
-        try {
-            return Name.fromString(name.endsWith(".") ? name : name + ".");
-        } catch (Exception e) {
-            throw new IllegalArgumentException("not a DNS name: " + name, e);
-        }
     }
 }

@@ -32,6 +32,8 @@ import java.util.Set;
  *       {@code status.listeners} entry is Accepted=True, their {@code allowedRoutes Same} meaning the ListenerSet's
  *       namespace; targets: the ListenerSet's target annotation, else the Gateway's, else the Gateway's addresses.</li>
  * </ul>
+ * A ListenerSet whose annotations do not match {@code meshdns.exposure.annotation-filter} (or whose controller annotation
+ * names another controller) is not followed, as ExternalDNS reads ListenerSets through the route sources' annotation filter.
  * A ListenerSet whose parent Gateway does not exist is a Warning on the ListenerSet (once a pass); the routes under it
  * publish nothing through it.
  */
@@ -67,7 +69,8 @@ final class ListenerParents {
             return new Resolved(null, kind + " " + namespace + "/" + name + " is followed only with meshdns.exposure.gateway.listener-sets=true");
         }
         var ls = (GenericKubernetesResource) listenerSets(context).get(lsKind.key() + "/" + namespace + "/" + name);
-        if (ls == null || Annotations.forOtherController(ls.getMetadata().getAnnotations() == null ? Map.of() : ls.getMetadata().getAnnotations())) {
+        if (ls == null || !context.annotationsMatch(ls)
+                || Annotations.forOtherController(ls.getMetadata().getAnnotations() == null ? Map.of() : ls.getMetadata().getAnnotations())) {
             return Resolved.NONE;
         }
         String what = lsKind.kind() + " " + namespace + "/" + name;

@@ -120,4 +120,36 @@ class CorednsProviderTest {
         assertTrue(r.reconcile(new Desired(List.of(ep("mine.strict.example.org", "A", "crd/x/y", 0, "203.0.113.30"), grouped), Set.of()))
                 .changes().isEmpty(), "stable");
     }
+    /**
+     * ExternalDNS's plan compares provider-specific properties: a group changed alone is an update, and the ownership
+     * claim carries the record's group (ExternalDNS copies the record's properties onto its TXT claim).
+     */
+    @Test
+    void aGroupChangedAloneIsAnUpdateAndTheClaimCarriesTheGroup() throws Exception {
+        var r = reconciler("grouper");
+        String data = "/skydns/org/example/regroup/";
+        String claim = "/skydns/org/example/a-regroup/";
+        r.reconcile(Desired.of(grouped("g1")));
+        assertEquals(List.of("{\"host\":\"203.0.113.50\",\"targetstrip\":1,\"group\":\"g1\"}"), List.copyOf(etcd.range(data).values()));
+        assertEquals(List.of("{\"text\":\"\\\"heritage=external-dns,external-dns/owner=grouper,external-dns/resource=crd/x/regroup\\\"\",\"targetstrip\":1,\"group\":\"g1\"}"),
+                List.copyOf(etcd.range(claim).values()), "the claim carries the group");
+
+        var moved = r.reconcile(Desired.of(grouped("g2")));
+        assertEquals(1, moved.changes().updateNew().size(), moved.changes().describe());
+        assertEquals(List.of("{\"host\":\"203.0.113.50\",\"targetstrip\":1,\"group\":\"g2\"}"), List.copyOf(etcd.range(data).values()));
+        assertEquals(List.of("{\"text\":\"\\\"heritage=external-dns,external-dns/owner=grouper,external-dns/resource=crd/x/regroup\\\"\",\"targetstrip\":1,\"group\":\"g2\"}"),
+                List.copyOf(etcd.range(claim).values()), "the claim follows the group");
+        assertTrue(reconciler("grouper").reconcile(Desired.of(grouped("g2"))).changes().isEmpty(), "stable after a restart");
+
+        var ungrouped = r.reconcile(Desired.of(ep("regroup.example.org", "A", "crd/x/regroup", 0, "203.0.113.50")));
+        assertEquals(1, ungrouped.changes().updateNew().size(), ungrouped.changes().describe());
+        assertEquals(List.of("{\"host\":\"203.0.113.50\",\"targetstrip\":1}"), List.copyOf(etcd.range(data).values()));
+        r.reconcile(Desired.of());
+        assertTrue(etcd.range(data).isEmpty() && etcd.range(claim).isEmpty());
+    }
+
+    static Endpoint grouped(String group) {
+        return new Endpoint("regroup.example.org", "A", List.of("203.0.113.50"), 0, Map.of(Endpoint.RESOURCE_LABEL, "crd/x/regroup"), "",
+                Map.of(CorednsProvider.GROUP_PROPERTY, group));
+    }
 }

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.Source;
+import io.meshdns.exposure.source.SourceFilter;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.ArrayList;
@@ -71,6 +72,11 @@ class GatewayRouteSourceTest {
     }
 
     static Result run(GatewayFilter filter, String... docs) {
+        return run(filter, SourceFilter.ALL, docs);
+    }
+
+    /** {@code sourceFilter}: meshdns.exposure.namespace / label-filter / annotation-filter of the pass. */
+    static Result run(GatewayFilter filter, SourceFilter sourceFilter, String... docs) {
         var objects = new ArrayList<HasMetadata>();
         for (String doc : String.join("", docs).split("(?m)^---\\s*$")) {
             if (doc.isBlank()) continue;
@@ -79,7 +85,7 @@ class GatewayRouteSourceTest {
         List<Source> sources = List.of(new HttpRouteSource(filter), new GrpcRouteSource(filter), new TlsRouteSource(filter),
                 new TcpRouteSource(filter), new UdpRouteSource(filter));
         var translation = new ObjectTranslation(sources, new SourceSettings(Optional.empty(), false, Optional.empty()),
-                Set.of("gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute"));
+                Set.of("gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute"), sourceFilter);
         SourceOutput out = translation.translate(objects);
         var records = new TreeSet<String>();
         out.endpoints().forEach(e -> records.add(e.dnsName() + " " + e.recordType() + " " + String.join(",", e.targets())

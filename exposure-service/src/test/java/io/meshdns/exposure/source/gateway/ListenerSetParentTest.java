@@ -6,7 +6,9 @@ import static io.meshdns.exposure.source.gateway.GatewayRouteSourceTest.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.meshdns.exposure.source.LabelSelector;
 import io.meshdns.exposure.source.Problem;
+import io.meshdns.exposure.source.SourceFilter;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -238,5 +240,19 @@ class ListenerSetParentTest {
         assertEquals(Problem.LISTENER_SET_WITHOUT_GATEWAY, onSet.get(0).reason());
         assertEquals("default/ls", onSet.get(0).namespace() + "/" + onSet.get(0).name());
         assertTrue(onSet.get(0).message().contains("default/nonexistent"), onSet.get(0).message());
+    }
+    /** ExternalDNS reads ListenerSets through the annotation filter: one that does not match is not followed; Gateways are not filtered by it. */
+    @Test
+    void theAnnotationFilterAppliesToListenerSets() {
+        var filter = new SourceFilter(Optional.empty(), LabelSelector.parse("", ""), LabelSelector.parse("meshdns.exposure.annotation-filter", "team=a"));
+        String gw = gateway("default", "gw", ALLOW_ALL, ips("10.64.0.1"), "");
+        String route = httpRoute("default", "[app.example.com]", lsRef("default", "set", ""))
+                .replace("annotations: {}", "annotations: {team: a}");
+        String matching = ls("default", "set", "{name: gw}", APP, acceptedStatus("app"), ", annotations: {team: a}");
+        String other = ls("default", "set", "{name: gw}", APP, acceptedStatus("app"), ", annotations: {team: b}");
+        assertEquals(Set.of("app.example.com A 10.64.0.1 httproute/default/rt"), run(ON, filter, gw, matching, route).records());
+        assertEquals(Set.of(), run(ON, filter, gw, other, route).records());
+        assertEquals(Set.of(), run(ON, filter, gw, ls("default", "set", "{name: gw}", APP, acceptedStatus("app"), ""), route).records());
+        assertEquals(Set.of("app.example.com A 10.64.0.1 httproute/default/rt"), run(ON, gw, other, route).records(), "no filter: followed");
     }
 }
