@@ -15,21 +15,20 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
 
+import io.meshdns.dns.base.SocketTransport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.vertx.core.Vertx;
-import io.vertx.core.impl.VertxInternal;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Record;
@@ -47,6 +46,11 @@ import org.xbill.DNS.Record;
  * datagram counts only if its source address and port, its ID and its question all match; anything else is ignored
  * and the real answer is still awaited.
  *
+ * <p>The sockets are on the transport the DNS listeners use ({@link SocketTransport#best()}: epoll wherever it
+ * loads, NIO otherwise), on event loops of the pool's own, not on Vert.x's: in a native image Vert.x is always on the
+ * JDK transport, and every forwarded query then paid a plain sendto and recvfrom on NIO. {@link #close()} closes the
+ * sockets, fails what is still in flight, then stops the loops.
+ *
  * <p>The sockets are Netty channels, not Vert.x {@code DatagramSocket}s: with Quarkus's Micrometer binder every
  * Vert.x datagram socket records its bytes in a distribution summary tagged with its local port and the sender, so
  * each replaced socket left two new meters in the registry for good, and every send resolved the upstream's address
@@ -62,7 +66,10 @@ final class UdpSocketPool implements AutoCloseable {
      */
     static final int MAX_ANSWER_DATAGRAM = 4096;
 
-    private final Vertx vertx;
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+    private final SocketTransport transport;
+    private final EventLoopGroup loops;
     private final SecureRandom random;
     private final int size;
     private final int queriesPerSocket;
@@ -71,10 +78,16 @@ final class UdpSocketPool implements AutoCloseable {
     private volatile boolean closed;
 
     /**
+     * @param threads event loops of the pool (as many as Vert.x has, as for the listeners)
      * @param random the source of slot picks and query IDs (shared with the caller's other unpredictable choices)
      */
-    UdpSocketPool(Vertx vertx, int size, int queriesPerSocket, SecureRandom random) {
-        this.vertx = vertx;
+    UdpSocketPool(int threads, int size, int queriesPerSocket, SecureRandom random) {
+        this.transport = SocketTransport.best();
+        if (transport == SocketTransport.NIO && FALLBACK_LOGGED.compareAndSet(false, true)) {
+            LOG.warnf("forwarder's upstream UDP sockets on NIO: Netty's epoll transport cannot load here (%s)",
+                    SocketTransport.epollUnavailableBecause());
+        }
+        this.loops = transport.newEventLoopGroup(threads, "meshdns-forward");
         this.size = size;
         this.queriesPerSocket = queriesPerSocket;
         this.random = random;
@@ -105,6 +118,23 @@ final class UdpSocketPool implements AutoCloseable {
     /** Bound sockets in the pool now (tests: the pool fills after start). */
     int bound() {
         return ipv4.bound() + ipv6.bound();
+    }
+
+    /** The channel classes of the bound sockets: for the test that catches a silent fallback to NIO. */
+    java.util.Set<Class<?>> channelClasses() {
+        java.util.Set<Class<?>> classes = new java.util.HashSet<>();
+        for (Family f : new Family[]{ipv4, ipv6}) {
+            for (int i = 0; i < size; i++) {
+                Slot slot = f.slots.get(i);
+                if (slot != null) classes.add(slot.channel.getClass());
+            }
+        }
+        return classes;
+    }
+
+    /** "epoll" or "nio". */
+    String transport() {
+        return transport.label();
     }
 
     /**
@@ -156,11 +186,17 @@ final class UdpSocketPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the sockets, then stops the event loops (at most a few seconds): a query still in flight fails with an
+     * I/O error (its socket's channelInactive, or the loops' own close of every channel they still hold: retired
+     * sockets waiting for their last answer).
+     */
     @Override
     public void close() {
         closed = true;
         ipv4.close();
         ipv6.close();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
     private static final class Pending {
@@ -262,7 +298,11 @@ final class UdpSocketPool implements AutoCloseable {
             bind(queriesPerSocket).whenComplete((fresh, error) -> {
                 if (error != null) {
                     LOG.warnf("cannot bind an upstream UDP socket: %s", error.getMessage());
-                    vertx.setTimer(1000, t -> replace(index, old));
+                    try {
+                        loops.schedule(() -> replace(index, old), 1, TimeUnit.SECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // closing: nothing to replace
+                    }
                 } else if (closed || !slots.compareAndSet(index, null, fresh)) {
                     fresh.channel.close();
                 }
@@ -272,11 +312,18 @@ final class UdpSocketPool implements AutoCloseable {
         /** A socket on a port the kernel picks (at random: Linux's ephemeral port selection), on the next event loop. */
         CompletableFuture<Slot> bind(int budget) {
             CompletableFuture<Slot> bound = new CompletableFuture<>();
-            Channel channel = newChannel(family);
+            Channel channel = transport.datagramChannel(family);
             channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_ANSWER_DATAGRAM));
             Slot slot = new Slot(channel, budget);
             channel.pipeline().addLast(slot.reader);
-            vertx.nettyEventLoopGroup().register(channel).addListener(registered -> {
+            ChannelFuture registering;
+            try {
+                registering = loops.register(channel);
+            } catch (RejectedExecutionException e) { // closing
+                bound.completeExceptionally(new IOException("upstream sockets closed", e));
+                return bound;
+            }
+            registering.addListener(registered -> {
                 if (!registered.isSuccess()) {
                     channel.close();
                     bound.completeExceptionally(registered.cause());
@@ -302,13 +349,6 @@ final class UdpSocketPool implements AutoCloseable {
                 }
             }
         }
-    }
-
-    private Channel newChannel(InternetProtocolFamily family) {
-        if (vertx.isNativeTransportEnabled() && Epoll.isAvailable()) {
-            return new EpollDatagramChannel(family);
-        }
-        return ((VertxInternal) vertx).transport().datagramChannel(family);
     }
 
     /**
@@ -405,6 +445,21 @@ final class UdpSocketPool implements AutoCloseable {
             @Override
             protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
                 onPacket(packet.content(), packet.sender());
+            }
+
+            /** Closed (the pool's close, or the loops stopping): what is still in flight here fails now, not never. */
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                if (pending.isEmpty()) {
+                    return;
+                }
+                java.util.List<Pending> left = new java.util.ArrayList<>(pending.values());
+                pending.clear();
+                for (Pending p : left) {
+                    p.timeout.cancel(false);
+                    outstanding.decrementAndGet();
+                    p.result.completeExceptionally(new IOException("upstream socket closed"));
+                }
             }
 
             @Override

@@ -56,7 +56,7 @@ final class UpstreamTransport implements AutoCloseable {
     UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization,
                       ForwardSettings.StreamSettings streamSettings) {
         this.vertx = vertx;
-        this.udpPool = new UdpSocketPool(vertx, poolSize, queriesPerSocket, idRandom);
+        this.udpPool = new UdpSocketPool(eventLoops(vertx), poolSize, queriesPerSocket, idRandom);
         this.caseRandomization = caseRandomization;
         this.streams = new StreamConnections(vertx, streamSettings, connectTimeout);
     }
@@ -67,6 +67,20 @@ final class UpstreamTransport implements AutoCloseable {
      */
     void open(boolean needIpv4, boolean needIpv6) {
         udpPool.open(needIpv4, needIpv6);
+    }
+
+    /** As many event loops for the UDP pool as Vert.x has (quarkus.vertx.event-loops-pool-size), as for the listeners. */
+    private static int eventLoops(Vertx vertx) {
+        int n = 0;
+        for (io.netty.util.concurrent.EventExecutor ignored : vertx.nettyEventLoopGroup()) {
+            n++;
+        }
+        return Math.max(1, n);
+    }
+
+    /** The UDP pool's channel classes (tests: no silent fallback to NIO). */
+    java.util.Set<Class<?>> udpChannelClasses() {
+        return udpPool.channelClasses();
     }
 
     /** Bound sockets in the pool now (tests: the pool fills after start). */
