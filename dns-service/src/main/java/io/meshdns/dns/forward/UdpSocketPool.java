@@ -55,6 +55,10 @@ import org.xbill.DNS.Record;
  * Vert.x datagram socket records its bytes in a distribution summary tagged with its local port and the sender, so
  * each replaced socket left two new meters in the registry for good, and every send resolved the upstream's address
  * string again.
+ *
+ * <p>Over 400 lines because the pool's parts (the families' slots, their growth and rotation, the per-socket table of
+ * queries in flight and its reader) share the random source, the budget counters and the event loops; split apart,
+ * each would reach into the others' state.
  */
 final class UdpSocketPool implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(UdpSocketPool.class);
