@@ -120,6 +120,11 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         return transport.pooledSockets();
     }
 
+    /** The channel classes of the upstream UDP sockets bound now. */
+    java.util.Set<Class<?>> udpChannelClasses() {
+        return transport.udpChannelClasses();
+    }
+
     public DnsCache cache() {
         return cache;
     }

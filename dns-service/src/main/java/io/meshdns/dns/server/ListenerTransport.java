@@ -1,20 +1,12 @@
 package io.meshdns.dns.server;
 
+import io.meshdns.dns.base.SocketTransport;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.ServerChannel;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDatagramChannel;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
-import io.netty.channel.socket.nio.NioChannelOption;
-import io.netty.channel.socket.nio.NioDatagramChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
@@ -29,20 +21,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * loads, NIO otherwise. Chosen here, not by Vert.x: in a native image Quarkus puts Vert.x on the JDK transport
  * whatever {@code quarkus.vertx.prefer-native-transport} says, and the DNS path then paid one recvfrom and one
  * sendto per query instead of recvmmsg/sendmmsg batches. So the listeners open their own channels on an event-loop
- * group of their own, the same code on the JVM and natively; HTTP stays on Vert.x.
+ * group of their own, the same code on the JVM and natively; HTTP stays on Vert.x. Which transport is
+ * {@link SocketTransport#best()}'s decision, shared with the forwarder's upstream UDP sockets.
  */
 final class ListenerTransport {
     private static final Logger LOG = Logger.getLogger(ListenerTransport.class);
     /** The NIO fallback is logged once per process, not once per start of the listeners (tests start many). */
     private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
-    private final boolean epoll;
+    private final SocketTransport kind;
     private final EventLoopGroup group;
     /** The group's event loops in a fixed order: UDP worker i reads on loop i. */
     private final List<EventLoop> loops;
 
-    private ListenerTransport(boolean epoll, EventLoopGroup group) {
-        this.epoll = epoll;
+    private ListenerTransport(SocketTransport kind, EventLoopGroup group) {
+        this.kind = kind;
         this.group = group;
         List<EventLoop> l = new ArrayList<>();
         group.forEach(e -> l.add((EventLoop) e));
@@ -51,21 +44,18 @@ final class ListenerTransport {
 
     /** Opens {@code threads} event loops on epoll if it loads, else on NIO (saying so once, with why). */
     static ListenerTransport open(int threads) {
-        DefaultThreadFactory names = new DefaultThreadFactory("meshdns-dns", true);
-        if (Epoll.isAvailable()) {
-            return new ListenerTransport(true, new EpollEventLoopGroup(threads, names));
-        }
-        if (FALLBACK_LOGGED.compareAndSet(false, true)) {
+        SocketTransport kind = SocketTransport.best();
+        if (kind == SocketTransport.NIO && FALLBACK_LOGGED.compareAndSet(false, true)) {
             LOG.warnf("DNS listeners on NIO: Netty's epoll transport cannot load here (%s); one syscall per datagram, "
-                    + "and %s=true is refused", Epoll.unavailabilityCause(), ServerConfig.REUSE_PORT);
+                    + "and %s=true is refused", SocketTransport.epollUnavailableBecause(), ServerConfig.REUSE_PORT);
         }
-        return new ListenerTransport(false, new NioEventLoopGroup(threads, names));
+        return new ListenerTransport(kind, kind.newEventLoopGroup(threads, "meshdns-dns"));
     }
 
     /** What reuse-port needs and why it cannot be had here; null when it can (epoll loads). */
     static String reusePortUnavailable() {
-        return Epoll.isAvailable() ? null
-                : "needs Netty's epoll transport for the DNS sockets, which cannot load here (" + Epoll.unavailabilityCause()
+        return SocketTransport.best() == SocketTransport.EPOLL ? null
+                : "needs Netty's epoll transport for the DNS sockets, which cannot load here (" + SocketTransport.epollUnavailableBecause()
                 + "): set it to false, or run where netty-transport-native-epoll loads (Linux x86_64)";
     }
 
@@ -74,12 +64,12 @@ final class ListenerTransport {
      * when it can: epoll, or NIO where the JDK offers SO_REUSEPORT on datagram sockets (Linux does).
      */
     static String udpReusePortUnavailable() {
-        if (Epoll.isAvailable()) {
+        if (SocketTransport.best() == SocketTransport.EPOLL) {
             return null;
         }
         try (java.nio.channels.DatagramChannel probe = java.nio.channels.DatagramChannel.open()) {
             return probe.supportedOptions().contains(StandardSocketOptions.SO_REUSEPORT) ? null
-                    : "needs SO_REUSEPORT on UDP sockets, which neither Netty's epoll (" + Epoll.unavailabilityCause()
+                    : "needs SO_REUSEPORT on UDP sockets, which neither Netty's epoll (" + SocketTransport.epollUnavailableBecause()
                     + ") nor the JDK offers here: set it to 1";
         } catch (IOException e) {
             return "cannot open a UDP socket to check for SO_REUSEPORT: " + e.getMessage();
@@ -88,7 +78,7 @@ final class ListenerTransport {
 
     /** The socket option that sets SO_REUSEPORT on this transport's UDP sockets. */
     ChannelOption<Boolean> udpReusePortOption() {
-        return epoll ? io.netty.channel.epoll.EpollChannelOption.SO_REUSEPORT : NioChannelOption.of(StandardSocketOptions.SO_REUSEPORT);
+        return kind.udpReusePortOption();
     }
 
     /** The {@code i}-th event loop (modulo their number): where UDP worker {@code i} reads. */
@@ -97,12 +87,12 @@ final class ListenerTransport {
     }
 
     boolean epoll() {
-        return epoll;
+        return kind == SocketTransport.EPOLL;
     }
 
     /** "epoll" or "nio": in the start line and on the status page. */
     String name() {
-        return epoll ? "epoll" : "nio";
+        return kind.label();
     }
 
     EventLoopGroup group() {
@@ -111,12 +101,12 @@ final class ListenerTransport {
 
     /** A UDP socket of the bind address's family (an IPv4 address gets an IPv4 socket, not a dual-stack one). */
     DatagramChannel datagramChannel(InternetProtocolFamily family) {
-        return epoll ? new EpollDatagramChannel(family) : new NioDatagramChannel(family);
+        return kind.datagramChannel(family);
     }
 
     /** A TCP listening socket; on epoll of the bind address's family, as for UDP. */
     ServerChannel serverChannel(InternetProtocolFamily family) {
-        return epoll ? new EpollServerSocketChannel(family) : new NioServerSocketChannel();
+        return kind.serverChannel(family);
     }
 
     /** After the channels are closed: stops the event loops (at most a few seconds). */

@@ -1,0 +1,476 @@
+package io.meshdns.dns.forward;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.IntFunction;
+
+import io.meshdns.dns.base.SocketTransport;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.DatagramPacket;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.jboss.logging.Logger;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Record;
+
+/**
+ * The forwarder's upstream UDP sockets (RFC 5452 section 9.2): per address family {@code size} slots, each query on a
+ * slot picked at random (SecureRandom), and each socket retired after {@code queriesPerSocket} queries: it takes no
+ * new query, is closed once its last one is done, and a socket on a new kernel-chosen (random) port takes its slot.
+ * The source port of a query is thus one of {@code size} ports that keep changing; with {@code queriesPerSocket = 1}
+ * every query has a port of its own. At start only the first socket of each family in use is bound; the pool grows
+ * as queries land on empty slots (an idle node holds one socket per family, a busy one soon all of them).
+ *
+ * <p>A query's ID draw, its timeout and its write run in one task on its socket's event loop, which owns that
+ * socket's table of queries in flight; the answer is read on the same thread, so none of that needs a lock. A
+ * datagram counts only if its source address and port, its ID and its question all match; anything else is ignored
+ * and the real answer is still awaited.
+ *
+ * <p>The sockets are on the transport the DNS listeners use ({@link SocketTransport#best()}: epoll wherever it
+ * loads, NIO otherwise), on event loops of the pool's own, not on Vert.x's: in a native image Vert.x is always on the
+ * JDK transport, and every forwarded query then paid a plain sendto and recvfrom on NIO. {@link #close()} closes the
+ * sockets, fails what is still in flight, then stops the loops.
+ *
+ * <p>The sockets are Netty channels, not Vert.x {@code DatagramSocket}s: with Quarkus's Micrometer binder every
+ * Vert.x datagram socket records its bytes in a distribution summary tagged with its local port and the sender, so
+ * each replaced socket left two new meters in the registry for good, and every send resolved the upstream's address
+ * string again.
+ *
+ * <p>Over 400 lines because the pool's parts (the families' slots, their growth and rotation, the per-socket table of
+ * queries in flight and its reader) share the random source, the budget counters and the event loops; split apart,
+ * each would reach into the others' state.
+ */
+final class UdpSocketPool implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(UdpSocketPool.class);
+
+    /**
+     * Largest upstream datagram we read whole (more than the payload we advertise, for upstreams that
+     * ignore it; a longer one is cut, fails to parse and is ignored). One read buffer of this size
+     * stays in Netty's per-thread cache.
+     */
+    static final int MAX_ANSWER_DATAGRAM = 4096;
+
+    private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
+
+    private final SocketTransport transport;
+    private final EventLoopGroup loops;
+    private final SecureRandom random;
+    private final int size;
+    private final int queriesPerSocket;
+    private final Family ipv4;
+    private final Family ipv6;
+    private volatile boolean closed;
+
+    /**
+     * @param threads event loops of the pool (as many as Vert.x has, as for the listeners)
+     * @param random the source of slot picks and query IDs (shared with the caller's other unpredictable choices)
+     */
+    UdpSocketPool(int threads, int size, int queriesPerSocket, SecureRandom random) {
+        this.transport = SocketTransport.best();
+        if (transport == SocketTransport.NIO && FALLBACK_LOGGED.compareAndSet(false, true)) {
+            LOG.warnf("forwarder's upstream UDP sockets on NIO: Netty's epoll transport cannot load here (%s)",
+                    SocketTransport.epollUnavailableBecause());
+        }
+        this.loops = transport.newEventLoopGroup(threads, "meshdns-forward");
+        this.size = size;
+        this.queriesPerSocket = queriesPerSocket;
+        this.random = random;
+        this.ipv4 = new Family(InternetProtocolFamily.IPv4, "0.0.0.0");
+        this.ipv6 = new Family(InternetProtocolFamily.IPv6, "::");
+    }
+
+    /**
+     * Binds the first socket of each family in use, so that a family that cannot bind at all fails the start. Call
+     * once from a non-event-loop thread at start; the rest of the pool is bound as queries need it.
+     */
+    void open(boolean needIpv4, boolean needIpv6) {
+        try {
+            if (needIpv4) {
+                ipv4.enable();
+            }
+            if (needIpv6) {
+                ipv6.enable();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while binding upstream UDP sockets", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot bind upstream UDP sockets: " + e.getMessage(), e);
+        }
+    }
+
+    /** Bound sockets in the pool now (tests: the pool fills after start). */
+    int bound() {
+        return ipv4.bound() + ipv6.bound();
+    }
+
+    /** The channel classes of the bound sockets: for the test that catches a silent fallback to NIO. */
+    java.util.Set<Class<?>> channelClasses() {
+        java.util.Set<Class<?>> classes = new java.util.HashSet<>();
+        for (Family f : new Family[]{ipv4, ipv6}) {
+            for (int i = 0; i < size; i++) {
+                Slot slot = f.slots.get(i);
+                if (slot != null) classes.add(slot.channel.getClass());
+            }
+        }
+        return classes;
+    }
+
+    /** "epoll" or "nio". */
+    String transport() {
+        return transport.label();
+    }
+
+    /**
+     * One UDP exchange: {@code wire} builds the query for the ID drawn, {@code question} is what the answer must
+     * carry. Completes with the matching response, or exceptionally on timeout, I/O error or an answer that lost the
+     * question's letter case ({@link UpstreamTransport.CaseMismatch}).
+     */
+    CompletableFuture<Message> exchange(Upstream upstream, Record question, IntFunction<byte[]> wire, Duration timeout) {
+        Family family = upstream.isIpv6() ? ipv6 : ipv4;
+        CompletableFuture<Message> result = new CompletableFuture<>();
+        if (!family.enabled || closed) {
+            result.completeExceptionally(new IOException("no UDP socket for " + upstream));
+            return result;
+        }
+        Slot slot = family.take();
+        if (slot != null) {
+            send(slot, upstream, question, wire, timeout, result);
+        } else {
+            // Every slot is being replaced at this instant: a socket of its own for this one query.
+            family.bind(1).whenComplete((own, error) -> {
+                if (error != null) {
+                    result.completeExceptionally(error);
+                } else {
+                    own.retired = true;
+                    own.outstanding.incrementAndGet();
+                    send(own, upstream, question, wire, timeout, result);
+                }
+            });
+        }
+        return result;
+    }
+
+    /** Hands the query to the slot's event loop, which owns the slot's table of queries in flight. */
+    private void send(Slot slot, Upstream upstream, Record question, IntFunction<byte[]> wireForId, Duration timeout,
+                      CompletableFuture<Message> result) {
+        Pending pending = new Pending(upstream, question, result);
+        int id = random.nextInt(0x10000);
+        byte[] wire = wireForId.apply(id);
+        EventLoop loop = slot.channel.eventLoop();
+        if (loop.inEventLoop()) {
+            slot.send(pending, wire, id, timeout);
+            return;
+        }
+        try {
+            loop.execute(() -> slot.send(pending, wire, id, timeout));
+        } catch (RejectedExecutionException e) { // the event loops are shutting down
+            slot.release();
+            result.completeExceptionally(new IOException("upstream socket closed", e));
+        }
+    }
+
+    /**
+     * Closes the sockets, then stops the event loops (at most a few seconds): a query still in flight fails with an
+     * I/O error (its socket's channelInactive, or the loops' own close of every channel they still hold: retired
+     * sockets waiting for their last answer).
+     */
+    @Override
+    public void close() {
+        closed = true;
+        ipv4.close();
+        ipv6.close();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    private static final class Pending {
+        final Upstream upstream;
+        final Record question;
+        final CompletableFuture<Message> result;
+        ScheduledFuture<?> timeout;
+
+        Pending(Upstream upstream, Record question, CompletableFuture<Message> result) {
+            this.upstream = upstream;
+            this.question = question;
+            this.result = result;
+        }
+    }
+
+    /** The slots of one address family. */
+    private final class Family {
+        final InternetProtocolFamily family;
+        final InetSocketAddress wildcard;
+        final AtomicReferenceArray<Slot> slots;
+        /** 1 while slot i is being bound because a query found it empty (one bind per slot at a time). */
+        final AtomicIntegerArray growing;
+        volatile boolean enabled;
+
+        Family(InternetProtocolFamily family, String wildcard) {
+            this.family = family;
+            this.wildcard = new InetSocketAddress(wildcard, 0);
+            this.slots = new AtomicReferenceArray<>(size);
+            this.growing = new AtomicIntegerArray(size);
+        }
+
+        void enable() throws InterruptedException, ExecutionException, TimeoutException {
+            enabled = true;
+            slots.set(0, bind(queriesPerSocket).get(10, TimeUnit.SECONDS));
+        }
+
+        int bound() {
+            int n = 0;
+            for (int i = 0; i < size; i++) {
+                if (slots.get(i) != null) n++;
+            }
+            return n;
+        }
+
+        /**
+         * Binds the empty slot {@code index} in the background: the pool grows as queries land on empty slots, so a
+         * node that forwards little holds few sockets, and one that forwards much soon holds them all (every pick
+         * is random, so the ports in use stay unpredictable while it grows).
+         */
+        void grow(int index) {
+            if (!enabled || closed || !growing.compareAndSet(index, 0, 1)) {
+                return;
+            }
+            bind(queriesPerSocket).whenComplete((fresh, error) -> {
+                growing.set(index, 0);
+                if (error != null) {
+                    LOG.debugf("cannot bind an upstream UDP socket: %s", error.getMessage());
+                    return; // a later query landing here tries again
+                }
+                if (closed || !slots.compareAndSet(index, null, fresh)) {
+                    fresh.channel.close();
+                }
+            });
+        }
+
+        /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
+        Slot take() {
+            for (int attempt = 0; attempt < 8 + size; attempt++) {
+                // Eight random picks; then, in a pool still growing, the bound slots in order from a random start.
+                int i = attempt < 8 ? random.nextInt(size) : (int) ((attempt + random.nextInt(size)) % size);
+                Slot slot = slots.get(i);
+                if (slot == null) {
+                    if (attempt < 8) grow(i);
+                    continue;
+                }
+                if (slot.retired) {
+                    continue;
+                }
+                int use = slot.uses.incrementAndGet();
+                if (use > slot.budget) {
+                    continue; // another thread took the last use
+                }
+                slot.outstanding.incrementAndGet();
+                if (use == slot.budget) {
+                    replace(i, slot);
+                }
+                return slot;
+            }
+            return null;
+        }
+
+        private void replace(int index, Slot old) {
+            old.retired = true;
+            slots.compareAndSet(index, old, null);
+            old.closeIfIdle();
+            if (closed) {
+                return;
+            }
+            bind(queriesPerSocket).whenComplete((fresh, error) -> {
+                if (error != null) {
+                    LOG.warnf("cannot bind an upstream UDP socket: %s", error.getMessage());
+                    try {
+                        loops.schedule(() -> replace(index, old), 1, TimeUnit.SECONDS);
+                    } catch (RejectedExecutionException e) {
+                        // closing: nothing to replace
+                    }
+                } else if (closed || !slots.compareAndSet(index, null, fresh)) {
+                    fresh.channel.close();
+                }
+            });
+        }
+
+        /** A socket on a port the kernel picks (at random: Linux's ephemeral port selection), on the next event loop. */
+        CompletableFuture<Slot> bind(int budget) {
+            CompletableFuture<Slot> bound = new CompletableFuture<>();
+            Channel channel = transport.datagramChannel(family);
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_ANSWER_DATAGRAM));
+            Slot slot = new Slot(channel, budget);
+            channel.pipeline().addLast(slot.reader);
+            ChannelFuture registering;
+            try {
+                registering = loops.register(channel);
+            } catch (RejectedExecutionException e) { // closing
+                bound.completeExceptionally(new IOException("upstream sockets closed", e));
+                return bound;
+            }
+            registering.addListener(registered -> {
+                if (!registered.isSuccess()) {
+                    channel.close();
+                    bound.completeExceptionally(registered.cause());
+                    return;
+                }
+                channel.bind(wildcard).addListener(b -> {
+                    if (b.isSuccess()) {
+                        bound.complete(slot);
+                    } else {
+                        channel.close();
+                        bound.completeExceptionally(b.cause());
+                    }
+                });
+            });
+            return bound;
+        }
+
+        void close() {
+            for (int i = 0; i < size; i++) {
+                Slot slot = slots.getAndSet(i, null);
+                if (slot != null) {
+                    slot.channel.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * One bound socket: its queries in flight by ID (touched only on its event loop), and its budget
+     * of queries (counted by whichever thread picks it).
+     */
+    private final class Slot {
+        final Channel channel;
+        final int budget;
+        final IntObjectHashMap<Pending> pending = new IntObjectHashMap<>();
+        final AtomicInteger uses = new AtomicInteger();
+        final AtomicInteger outstanding = new AtomicInteger();
+        final AtomicBoolean socketClosed = new AtomicBoolean();
+        final Reader reader = new Reader();
+        volatile boolean retired;
+
+        Slot(Channel channel, int budget) {
+            this.channel = channel;
+            this.budget = budget;
+        }
+
+        /** On the event loop: registers the query under {@code id} (or a free ID near it), arms its timeout, writes it. */
+        void send(Pending p, byte[] wire, int id, Duration timeout) {
+            int queryId = id;
+            while (pending.containsKey(queryId)) {
+                // Taken by a query still in flight on this socket (at most budget of them): draw again.
+                queryId = random.nextInt(0x10000);
+            }
+            if (queryId != id) {
+                wire[0] = (byte) (queryId >>> 8);
+                wire[1] = (byte) queryId;
+            }
+            final int sentId = queryId;
+            pending.put(sentId, p);
+            p.timeout = channel.eventLoop().schedule(() -> {
+                if (pending.remove(sentId) == p) {
+                    release();
+                    p.result.completeExceptionally(new TimeoutException("no answer from " + p.upstream + " within " + timeout));
+                }
+            }, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(wire), p.upstream.address())).addListener(w -> {
+                if (!w.isSuccess() && pending.get(sentId) == p) {
+                    pending.remove(sentId);
+                    p.timeout.cancel(false);
+                    release();
+                    p.result.completeExceptionally(w.cause());
+                }
+            });
+        }
+
+        /** One query on this socket is over (answered, timed out or failed). */
+        void release() {
+            outstanding.decrementAndGet();
+            closeIfIdle();
+        }
+
+        void closeIfIdle() {
+            if (retired && outstanding.get() == 0 && socketClosed.compareAndSet(false, true)) {
+                channel.close();
+            }
+        }
+
+        /** On the event loop: a datagram counts only if sender address and port, ID and question all match. */
+        void onPacket(ByteBuf data, InetSocketAddress sender) {
+            if (data.readableBytes() < 12) {
+                return;
+            }
+            int id = data.getUnsignedShort(data.readerIndex());
+            Pending p = pending.get(id);
+            if (p == null || sender.getPort() != p.upstream.port()
+                    || !p.upstream.address().getAddress().equals(sender.getAddress())) {
+                LOG.debugf("ignoring unexpected datagram from %s (id %d)", sender, id);
+                return;
+            }
+            byte[] bytes = new byte[data.readableBytes()];
+            data.getBytes(data.readerIndex(), bytes);
+            Message response = UpstreamTransport.parseMatching(bytes, id, p.question);
+            if (response == null) {
+                LOG.debugf("ignoring datagram from %s with mismatched question", sender);
+                return; // keep waiting: the genuine answer may still come
+            }
+            boolean caseKept = response.getQuestion().getName().toString().equals(p.question.getName().toString());
+            pending.remove(id);
+            p.timeout.cancel(false);
+            release();
+            if (caseKept) {
+                p.result.complete(response);
+            } else {
+                p.result.completeExceptionally(new UpstreamTransport.CaseMismatch("answer from " + p.upstream + " lost the question's case"));
+            }
+        }
+
+        private final class Reader extends SimpleChannelInboundHandler<DatagramPacket> {
+            @Override
+            protected void channelRead0(ChannelHandlerContext ctx, DatagramPacket packet) {
+                onPacket(packet.content(), packet.sender());
+            }
+
+            /** Closed (the pool's close, or the loops stopping): what is still in flight here fails now, not never. */
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                if (pending.isEmpty()) {
+                    return;
+                }
+                java.util.List<Pending> left = new java.util.ArrayList<>(pending.values());
+                pending.clear();
+                for (Pending p : left) {
+                    p.timeout.cancel(false);
+                    outstanding.decrementAndGet();
+                    p.result.completeExceptionally(new IOException("upstream socket closed"));
+                }
+            }
+
+            @Override
+            public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                // An ICMP port unreachable and the like: the query times out and the next upstream is tried.
+                LOG.debugf("upstream UDP socket: %s", cause.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.meshdns.dns.forward;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.Test;
+import org.xbill.DNS.Flags;
+import org.xbill.DNS.Message;
+import org.xbill.DNS.Name;
+import org.xbill.DNS.Rcode;
+import org.xbill.DNS.Record;
+import org.xbill.DNS.Type;
+import org.xbill.DNS.DClass;
+
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The forwarder's upstream UDP sockets are on the DNS sockets' own transport (epoll wherever it loads), not on
+ * Vert.x's: with Vert.x on the JDK transport, as in every native image, they used to follow it onto NIO (one sendto and
+ * one recvfrom per forwarded query). Fails if the epoll-capable path falls back silently.
+ */
+class UdpSocketPoolTest {
+
+    @Test
+    void theUpstreamSocketsAreOnEpollWhileVertxIsOnTheJdkTransport() throws Exception {
+        assertTrue(Epoll.isAvailable(), () -> "Netty's epoll should load on this Linux x86_64 build machine: "
+                + Epoll.unavailabilityCause());
+        Vertx vertx = Vertx.vertx();
+        try (DatagramSocket upstream = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            assertFalse(vertx.isNativeTransportEnabled(), "Vert.x on the JDK transport, as in a native image");
+            Thread responder = answering(upstream, 20);
+            ForwardSettings settings = ForwardSettings.of(List.of(Upstream.parse("127.0.0.1:" + upstream.getLocalPort(), "test")))
+                    .withUdpSockets(4, 2);
+            try (UpstreamForwarder f = new UpstreamForwarder(vertx, settings, null, new SimpleMeterRegistry()).start()) {
+                for (int i = 0; i < 20; i++) {
+                    Message answer = f.forward(query("q" + i + ".example.")).toCompletableFuture().get(10, TimeUnit.SECONDS);
+                    assertEquals(Rcode.NOERROR, answer.getRcode(), "answered through the pool");
+                }
+                assertEquals(Set.of(EpollDatagramChannel.class), f.udpChannelClasses());
+            }
+            responder.join(5000);
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Close order: the sockets first, then their loops; a query still in flight fails at once instead of never. */
+    @Test
+    void closeFailsTheQueriesInFlightAndThenRefusesNewOnes() throws Exception {
+        try (DatagramSocket blackHole = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            Upstream upstream = Upstream.parse("127.0.0.1:" + blackHole.getLocalPort(), "test");
+            UdpSocketPool pool = new UdpSocketPool(1, 4, 256, new SecureRandom());
+            pool.open(true, false);
+            Record question = Record.newRecord(Name.fromString("late.example."), Type.A, DClass.IN);
+            Message q = query("late.example.");
+            CompletableFuture<Message> inFlight = pool.exchange(upstream, question, id -> UpstreamTransport.upstreamQuery(q, id),
+                    Duration.ofSeconds(30));
+            blackHole.setSoTimeout(5000);
+            blackHole.receive(new DatagramPacket(new byte[512], 512)); // it left
+            long start = System.nanoTime();
+            pool.close();
+            ExecutionException e = assertThrows(ExecutionException.class, () -> inFlight.get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IOException.class, e.getCause());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(6), "not the 30 s timeout");
+            CompletableFuture<Message> after = pool.exchange(upstream, question, id -> UpstreamTransport.upstreamQuery(q, id),
+                    Duration.ofSeconds(1));
+            e = assertThrows(ExecutionException.class, () -> after.get(5, TimeUnit.SECONDS));
+            assertInstanceOf(IOException.class, e.getCause());
+        }
+    }
+
+    private static Message query(String name) throws IOException {
+        Message m = Message.newQuery(Record.newRecord(Name.fromString(name), Type.A, DClass.IN));
+        m.getHeader().setFlag(Flags.RD);
+        return m;
+    }
+
+    /** Answers {@code count} queries (each with QR set, nothing else changed), then stops; at most 10 s. */
+    private static Thread answering(DatagramSocket socket, int count) throws IOException {
+        socket.setSoTimeout(10_000);
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[4096];
+            try {
+                for (int i = 0; i < count; i++) {
+                    DatagramPacket p = new DatagramPacket(buf, buf.length);
+                    socket.receive(p);
+                    buf[2] |= (byte) 0x80;
+                    socket.send(new DatagramPacket(buf, p.getLength(), p.getSocketAddress()));
+                }
+            } catch (IOException ignored) {
+                // the test fails on its own get() timeout
+            }
+        }, "test-upstream");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}
