@@ -74,6 +74,9 @@ public class ExplainEndpoint {
     @Inject
     ExplainConfig config;
 
+    @Inject
+    io.meshdns.dns.kubernetes.MeshNaming naming;
+
     private java.util.concurrent.Semaphore running;
 
     void routes(@Observes Router router) {
@@ -170,7 +173,7 @@ public class ExplainEndpoint {
         for (Record r : response.getSection(Section.ANSWER)) records.add(r.toString());
         out.put("answer", records);
         out.put("snapshotVersion", snapshot.version());
-        String order = localityNote(snapshot, name, type);
+        String order = localityNote(snapshot, naming.settings().locality(), name, type);
         if (order != null) out.put("order", order);
 
         List<Map<String, String>> sources = new ArrayList<>();
@@ -372,19 +375,18 @@ public class ExplainEndpoint {
      * How the addresses of a name that sits in several clusters or zones are ordered for this node
      * ({@code meshdns.dns.locality.*}); null when the name has one locality or the order is off.
      */
-    private static String localityNote(Snapshot snapshot, Name name, int type) {
+    private static String localityNote(Snapshot snapshot, io.meshdns.dns.kubernetes.MeshSettings.Locality locality, Name name, int type) {
         if ((type != Type.A && type != Type.AAAA) || !snapshot.mesh().localities().containsKey(name)) return null;
-        org.eclipse.microprofile.config.Config config = ConfigProvider.getConfig();
-        String order = config.getOptionalValue("meshdns.dns.locality.order", String.class).orElse("zone").trim().toLowerCase(java.util.Locale.ROOT);
-        if (order.equals("none")) return null;
-        String cluster = "this node's cluster first, then the other clusters (meshdns.dns.locality.order=" + order + ")";
-        if (order.equals("cluster")) return cluster;
-        String configured = config.getOptionalValue("meshdns.dns.locality.zone", String.class).map(String::trim).filter(z -> !z.isEmpty()).orElse(null);
-        String zone = configured != null ? configured : snapshot.mesh().learnedZone();
+        var order = locality.order();
+        if (order == io.meshdns.dns.kubernetes.MeshSettings.Locality.Order.NONE) return null;
+        String cluster = "this node's cluster first, then the other clusters (meshdns.dns.locality.order="
+                + order.name().toLowerCase(java.util.Locale.ROOT) + ")";
+        if (order == io.meshdns.dns.kubernetes.MeshSettings.Locality.Order.CLUSTER) return cluster;
+        String zone = locality.zone() != null ? locality.zone() : snapshot.mesh().learnedZone();
         if (zone == null) {
             return cluster + "; this node's zone is unknown (set meshdns.dns.locality.zone, or meshdns.dns.locality.node-name to learn it)";
         }
-        return "zone " + zone + " (" + (configured != null ? "meshdns.dns.locality.zone" : "learned from the endpoints on this node")
+        return "zone " + zone + " (" + (locality.zone() != null ? "meshdns.dns.locality.zone" : "learned from the endpoints on this node")
                 + ") first, then " + cluster;
     }
 
