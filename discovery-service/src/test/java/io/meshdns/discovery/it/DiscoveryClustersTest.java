@@ -58,7 +58,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true, setup = DiscoveryClustersTest.EastSetup.class)
-@QuarkusTestResource(WestCluster.class)
+@QuarkusTestResource(value = WestCluster.class, restrictToAnnotatedClass = true)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DiscoveryClustersTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
