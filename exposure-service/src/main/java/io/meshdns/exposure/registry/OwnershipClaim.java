@@ -52,9 +52,11 @@ public record OwnershipClaim(String owner, String resource, Optional<List<String
         for (int i = 1; i < tokens.length; i++) {
             int eq = tokens[i].indexOf('=');
             if (eq <= 0) return Optional.empty();
-            String key = tokens[i].substring(0, eq);
+            // Trimmed like the whole text: a label written last loses its trailing spaces to that trim on the next
+            // read, so spaces kept here would make a claim that never reads back equal (OwnershipTxtFuzz).
+            String key = tokens[i].substring(0, eq).trim();
             if (key.startsWith(PREFIX)) key = key.substring(PREFIX.length());
-            labels.put(key, tokens[i].substring(eq + 1));
+            labels.put(key, tokens[i].substring(eq + 1).trim());
         }
         String owner = labels.remove("owner");
         if (owner == null) owner = "";

@@ -74,4 +74,19 @@ class TxtNameMapperTest {
         assertEquals(Optional.of(List.of("\uffff\uffff0")), c.targets(), "trimmed, and the one that trims to nothing gone");
         assertEquals(c, OwnershipClaim.parse(c.serialize()).orElseThrow());
     }
+
+    /**
+     * Spaces around a value mean nothing: a label in the middle of the text kept them, and written back last
+     * (labels are sorted) the outer trim took them, so the claim read back differed and every pass would
+     * rewrite the record.
+     */
+    @Test
+    void spacesAroundALabelValueAreNotPartOfTheClaim() {
+        var c = OwnershipClaim.parse("heritage=external-dns,external-dns/resource=  7 ,external-dns/owner= x\t,external-dns/zz= \"  7\" ")
+                .orElseThrow();
+        assertEquals("x", c.owner());
+        assertEquals("7", c.resource());
+        assertEquals("\"  7\"", c.otherLabels().get("zz"), "spaces inside quotes are the value's own");
+        assertEquals(c, OwnershipClaim.parse(c.serialize()).orElseThrow());
+    }
 }
