@@ -7,9 +7,6 @@ import io.meshdns.dns.tsig.TsigVerdict;
 
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.QueryContext;
-import io.meshdns.dns.snapshot.Snapshot;
-import io.meshdns.dns.answer.Transport;
-import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.fastpath.AnswerMemo;
 import io.meshdns.dns.fastpath.CacheReplay;
 import io.meshdns.dns.forward.UpstreamForwarder;
@@ -30,31 +27,33 @@ import org.xbill.DNS.Opcode;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
-import org.xbill.DNS.Type;
 
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * Packet in, packet(s) out; shared by the UDP and TCP listeners. {@link RequestFate#decide} decides what becomes of
- * a request (dropped, FORMERR, a TSIG refusal, NOTIMP, a handler or a zone transfer); this class carries that out,
- * encodes within the client's size limit, records metrics and the optional query log, and is the one place that
- * catches what a handler, a transfer or the encoding throws (SERVFAIL, counted, logged at most once per 10 s).
- * It is over 400 lines because it also holds the UDP fast path ({@link #fastAnswer}), which must count its answers
- * in the same meters and fill the same memo as the slow path.
+ * Packet in, packet(s) out; shared by the UDP and TCP listeners, and the one place that says what a request goes
+ * through after the listener's own steps (ACL, response-rate limit):
+ * <ol>
+ *   <li>UDP only: {@link UdpFastPath#answer}, the memo and the forwarder-cache replay, bytes in and bytes out;</li>
+ *   <li>{@link RequestFate#decide}: parse, TSIG, replay cache, then which handler (dropped, FORMERR, a TSIG refusal,
+ *       NOTIMP, a handler or a zone transfer), one outcome and never a throw;</li>
+ *   <li>the handler ({@link RequestHandler}: answer or forward) or the zone transfer;</li>
+ *   <li>{@link #complete}: encode within the client's size limit, send, let {@link UdpFastPath#remember} keep it,
+ *       count it, log it.</li>
+ * </ol>
+ * It is also the one place that catches what a handler, a transfer or the encoding throws (SERVFAIL, counted,
+ * logged at most once per 10 s), so no request escapes its reply.
  */
 @ApplicationScoped
 public class RequestProcessor {
     private static final Logger LOG = Logger.getLogger(RequestProcessor.class);
-    private static final String NO_ZONE = ".";
+    static final String NO_ZONE = ".";
     /** The largest answer the fast path can write: a UDP datagram's payload limit. */
-    public static final int MAX_FAST_ANSWER = 65_535;
+    public static final int MAX_FAST_ANSWER = UdpFastPath.MAX_ANSWER;
 
     @Inject
     @Any
@@ -81,10 +80,8 @@ public class RequestProcessor {
     private final RateLimitedLog failureLog = new RateLimitedLog(LOG, java.time.Duration.ofSeconds(10));
     private ResponseEncoder encoder;
     private boolean queryLog;
-    /** Null when the query log is on: every query must then go through {@link #complete}. */
-    private AnswerMemo memo;
-    /** Null without the memo or without a forwarder cache: forwarded names then always take the slow path. */
-    private CacheReplay replay;
+    /** Null when the query log is on (every query must then go through {@link #complete}) or the memo is off. */
+    private UdpFastPath fastPath;
 
     @PostConstruct
     void init() {
@@ -93,12 +90,12 @@ public class RequestProcessor {
         queryLog = settings.queryLog();
         int memoEntries = ConfigValues.parseInt(ServerConfig.UDP_ANSWER_MEMO, config.udp().answerMemoEntries(), 0,
                 10_000_000);
-        memo = queryLog || memoEntries == 0 ? null : new AnswerMemo(memoEntries);
-        if (memo != null) {
+        if (!queryLog && memoEntries > 0) {
+            AnswerMemo memo = new AnswerMemo(memoEntries);
             metrics.answerMemo(memo, AnswerMemo::size, AnswerMemo::evictions);
-        }
-        if (memo != null && forwarder.isResolvable() && forwarder.get().cache() != null) {
-            replay = new CacheReplay(forwarder.get(), answerer.get(), encoder::udpLimit);
+            CacheReplay replay = forwarder.isResolvable() && forwarder.get().cache() != null
+                    ? new CacheReplay(forwarder.get(), answerer.get(), encoder::udpLimit) : null;
+            fastPath = new UdpFastPath(memo, replay, store, mesh, metrics);
         }
         for (RequestHandler handler : handlers) {
             RequestHandler previous = byOpcode[handler.opcode()];
@@ -118,9 +115,8 @@ public class RequestProcessor {
     }
 
     /**
-     * The UDP fast path: the remembered answer to a plain query already answered from the current
-     * snapshot (see {@link AnswerMemo}), ID and question case patched, or, for a name the snapshot
-     * forwards, the forwarder's fresh cached answer (see {@link CacheReplay}); null sends it down
+     * The UDP fast path ({@link UdpFastPath}): the remembered answer to a plain query already answered from the
+     * current snapshot, or for a name the snapshot forwards, the forwarder's fresh cached answer; null sends it down
      * {@link #process}. Counts the request in the metrics like the slow path does.
      */
     public byte[] fastAnswer(byte[] packet, boolean ipv6) {
@@ -130,47 +126,12 @@ public class RequestProcessor {
     }
 
     /**
-     * {@link #fastAnswer(byte[], boolean)} for the query in the first {@code length} bytes of {@code packet},
-     * with the answer written into {@code out} (at least {@link #MAX_FAST_ANSWER} bytes) from offset 0:
-     * returns its length, or -1 for the slow path. The UDP listener reuses both buffers, so a remembered
-     * authoritative answer costs no allocation here (a forwarded one still copies the query once).
+     * {@link #fastAnswer(byte[], boolean)} for the query in the first {@code length} bytes of {@code packet}, with
+     * the answer written into {@code out} (at least {@link #MAX_FAST_ANSWER} bytes): its length, or -1 for the slow
+     * path. The UDP listener reuses both buffers.
      */
     public int fastAnswer(byte[] packet, int length, boolean ipv6, byte[] out) {
-        if (memo == null) {
-            return -1;
-        }
-        long started = System.nanoTime();
-        Snapshot snapshot = store.current();
-        AnswerMemo.Entry e = memo.find(snapshot, packet, length);
-        if (e == null) {
-            return -1;
-        }
-        int answerLength;
-        if (e.forwarded() == null) {
-            answerLength = e.answerInto(packet, out);
-        } else {
-            byte[] query = Arrays.copyOf(packet, length);
-            byte[] response = replay == null ? null
-                    : replay.answer(new AnswerMemo.Hit(null, e, e.questionEnd()), query, snapshot.mesh());
-            if (response == null || response.length > out.length) {
-                return -1;
-            }
-            System.arraycopy(response, 0, out, 0, response.length);
-            answerLength = response.length;
-            int rcode = response[3] & 0x0F; // the cache's answer now, which may differ from the remembered one
-            if (rcode != e.rcode()) {
-                metrics.request(NO_ZONE, Transport.UDP.label(), ipv6, e.qtype(), rcode, System.nanoTime() - started,
-                        length, answerLength, QueryBits.dnssecOk(query));
-                return answerLength;
-            }
-        }
-        DnsMetrics.Meters meters = (DnsMetrics.Meters) e.meters(ipv6);
-        if (meters == null) {
-            meters = metrics.meters(e.zone(), Transport.UDP.label(), ipv6, e.qtype(), e.rcode());
-            e.meters(ipv6, meters);
-        }
-        meters.record(System.nanoTime() - started, length, answerLength, QueryBits.dnssecOk(packet, length));
-        return answerLength;
+        return fastPath == null ? -1 : fastPath.answer(packet, length, ipv6, out);
     }
 
     /**
@@ -306,36 +267,6 @@ public class RequestProcessor {
                 + ("decide".equals(stage) ? "FORMERR" : "SERVFAIL"), error);
     }
 
-    /** One request's replies and its end: {@code done} runs once, however many paths reach it. */
-    private static final class Exchange {
-        private final Consumer<byte[]> send;
-        private final Runnable done;
-        private final AtomicBoolean finished = new AtomicBoolean();
-        private volatile boolean sent;
-
-        Exchange(Consumer<byte[]> send, Runnable done) {
-            this.send = send;
-            this.done = done;
-        }
-
-        void send(byte[] wire) {
-            sent = true;
-            send.accept(wire);
-        }
-
-        void sendIfNothingSent(Message response) {
-            if (!sent) {
-                send(response.toWire());
-            }
-        }
-
-        void finish() {
-            if (finished.compareAndSet(false, true) && done != null) {
-                done.run();
-            }
-        }
-    }
-
     private void complete(QueryContext ctx, byte[] packet, RequestHandler.Reply reply, long started, Exchange exchange,
                           Consumer<RequestHandler.Reply> replied) {
         Message query = ctx.query();
@@ -351,21 +282,7 @@ public class RequestProcessor {
         }
         exchange.send(wire);
         if (replied != null) replied.accept(reply);
-        // The memo keeps answers per snapshot (an answer from a replaced one is dropped there) and only those that
-        // depend on nothing but the query bytes and the snapshot: a name whose exportTo makes the answer depend on
-        // the client's namespace is never remembered, so a hit can never show one client another's answer.
-        if (memo != null && client.transport() == Transport.UDP && clientIndependent(ctx)) {
-            Snapshot snapshot = ctx.snapshot();
-            Record question = query.getQuestion();
-            if (reply.forwarded()) {
-                if (replay != null && question != null && query.getHeader().getOpcode() == Opcode.QUERY) {
-                    memo.rememberForwarded(snapshot, packet, new AnswerMemo.Forwarded(CacheKey.of(query), snapshot.mesh()),
-                            reply.response().getRcode(), question.getType());
-                }
-            } else if (replayable(query, reply)) {
-                memo.remember(snapshot, packet, wire, reply.zone(), reply.response().getRcode(), question.getType());
-            }
-        }
+        if (fastPath != null) fastPath.remember(ctx, packet, wire, reply);
         long nanos = System.nanoTime() - started;
         Record q = query.getQuestion();
         metrics.request(reply.zone(), client.transport().label(), client.ipv6(), q == null ? 0 : q.getType(),
@@ -373,38 +290,6 @@ public class RequestProcessor {
         if (queryLog) {
             QueryLog.log(client, query, packet.length, reply.response(), wire.length, nanos);
         }
-    }
-
-    /** False when the answer may differ per client namespace (the name is exported to only some namespaces). */
-    private static boolean clientIndependent(QueryContext ctx) {
-        Record question = ctx.query().getQuestion();
-        return question == null || ctx.mesh().exportScopeOf(question.getName()) == null;
-    }
-
-    /**
-     * An answer the fast path may replay for the same query bytes: a QUERY answered from one of our
-     * zones (not forwarded: that is labelled ".", like hosts data) that the mesh hook leaves alone,
-     * and with no RRset of several records (dnsjava rotates those on every answer).
-     */
-    private boolean replayable(Message query, RequestHandler.Reply reply) {
-        if (query.getHeader().getOpcode() != Opcode.QUERY || NO_ZONE.equals(reply.zone())
-                || mesh.hook().mayAdjust(reply.zone())) {
-            return false;
-        }
-        Message response = reply.response();
-        for (int section : new int[] {Section.ANSWER, Section.AUTHORITY, Section.ADDITIONAL}) {
-            List<Record> records = response.getSection(section);
-            if (records.size() < 2) {
-                continue;
-            }
-            Set<String> rrsets = new HashSet<>();
-            for (Record r : records) {
-                if (!rrsets.add(r.getName().toString().toLowerCase(java.util.Locale.ROOT) + "/" + r.getType())) {
-                    return false;
-                }
-            }
-        }
-        return true;
     }
 
     private static RequestHandler.Reply servFail(Message query) {
