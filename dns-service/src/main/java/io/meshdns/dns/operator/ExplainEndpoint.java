@@ -23,7 +23,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
@@ -264,8 +263,7 @@ public class ExplainEndpoint {
             }
         }
         String[] labels = fqdn.split("\\.");
-        String clusterDomain = ConfigProvider.getConfig().getOptionalValue("meshdns.dns.cluster-domain", String.class).orElse("cluster.local")
-                .toLowerCase(Locale.ROOT);
+        String clusterDomain = naming.settings().clusterDomain().toString(true).toLowerCase(Locale.ROOT);
         int svc = indexOf(labels, "svc");
         if (catalog != null && svc >= 2 && fqdn.endsWith("svc." + clusterDomain)) {
             String namespace = labels[svc - 1];
@@ -351,10 +349,8 @@ public class ExplainEndpoint {
      * Under {@code meshdns.dns.multicluster.unhealthy-clusters=drop}: which of the name's clusters were left out and why,
      * or that all were kept because none is healthy (fail-open). Empty when the policy is off or all are healthy.
      */
-    private static String healthNote(Catalog catalog, String local, List<String> clusters) {
-        boolean drop = "drop".equalsIgnoreCase(ConfigProvider.getConfig()
-                .getOptionalValue("meshdns.dns.multicluster.unhealthy-clusters", String.class).orElse("keep").trim());
-        if (!drop) return "";
+    private String healthNote(Catalog catalog, String local, List<String> clusters) {
+        if (!naming.settings().dropUnhealthyClusters()) return "";
         Map<String, String> unhealthy = ClusterHealthPolicy.unhealthy(catalog.clusters(), local);
         List<String> theirs = clusters.stream().filter(unhealthy::containsKey).toList();
         if (theirs.isEmpty()) return "";
@@ -404,13 +400,14 @@ public class ExplainEndpoint {
         return m;
     }
 
-    private static String placeholder() {
-        var c = ConfigProvider.getConfig();
-        boolean on = c.getOptionalValue("meshdns.dns.placeholder.enabled", Boolean.class).orElse(false);
-        return on ? c.getOptionalValue("meshdns.dns.placeholder.ipv4", String.class).orElse(null) : null;
+    /** The placeholder address this node answers with, as validated at start (MeshSettings); null when off. */
+    private String placeholder() {
+        var p = naming.settings().placeholder();
+        return p.enabled() && p.ipv4() != null ? p.ipv4().getHostAddress() : null;
     }
 
-    private static String localCluster() {
-        return ConfigProvider.getConfig().getOptionalValue("meshdns.dns.cluster-name", String.class).orElse("(catalog's local cluster)");
+    private String localCluster() {
+        String local = naming.settings().localCluster();
+        return local != null ? local : "(catalog's local cluster)";
     }
 }
