@@ -83,7 +83,12 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public HttpResponse<String> get(String path, String bearer) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(httpUrl() + path)).timeout(Duration.ofSeconds(5));
+        return get(path, bearer, Duration.ofSeconds(5));
+    }
+
+    /** GET with a longer {@code timeout} for answers that take a while to build (explain). */
+    public HttpResponse<String> get(String path, String bearer, Duration timeout) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(httpUrl() + path)).timeout(timeout);
         if (bearer != null) b.header("Authorization", "Bearer " + bearer);
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }
