@@ -1,6 +1,6 @@
 package io.meshdns.dns.testing;
 
-import io.meshdns.testsupport.upstream.BindServer;
+import io.meshdns.testsupport.dns.BindServer;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.meshdns.it.dns;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.it.testing.ServiceProcess;
 import org.awaitility.Awaitility;
@@ -52,7 +52,7 @@ class ClusterDnsChainTest {
                 .property("meshdns.discovery.shared-token", TOKEN)
                 .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
                 .start();
-        int dnsPort = ExternalDnsServer.freePort();
+        int dnsPort = LoopbackPorts.pick();
         meshdns = new ServiceProcess("meshdns", "dns-service", dir)
                 .property("meshdns.dns.port", String.valueOf(dnsPort))
                 .property("meshdns.dns.upstreams", "127.0.0.1:9")
@@ -64,7 +64,7 @@ class ClusterDnsChainTest {
         Awaitility.await("meshdns has the catalog").atMost(Duration.ofSeconds(60)).ignoreExceptions()
                 .until(() -> !direct.a("reviews.shop.svc.cluster.local").get(0).startsWith("["));
 
-        int unboundPort = ExternalDnsServer.freePort();
+        int unboundPort = LoopbackPorts.pick();
         Path conf = dir.resolve("unbound.conf");
         Files.writeString(conf, """
                 server:

@@ -1,6 +1,6 @@
 package io.meshdns.it.mesh;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.testsupport.upstream.KnotServer;
+import io.meshdns.testsupport.dns.KnotServer;
 import io.meshdns.testsupport.MockKubernetesCluster;
 import io.meshdns.it.testing.ServiceProcess;
 import io.meshdns.model.CatalogEntry;
@@ -124,7 +124,7 @@ class MeshEndToEndTest {
     }
 
     private ServiceProcess dnsService(String name, String cluster, boolean placeholder) {
-        int port = ExternalDnsServer.freePort();
+        int port = LoopbackPorts.pick();
         ServiceProcess p = new ServiceProcess(name, "dns-service", dir)
                 .property("meshdns.dns.port", String.valueOf(port))
                 .property("meshdns.dns.upstreams", knot.address())

@@ -1,6 +1,6 @@
 package io.meshdns.it.testing;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -67,7 +67,7 @@ public final class DiscoveryAndNode implements AutoCloseable {
         discoveryProperties.forEach(discovery::property);
         discovery.start();
         try {
-            dnsPort = ExternalDnsServer.freePort();
+            dnsPort = LoopbackPorts.pick();
             node = new ServiceProcess("node", "dns-service", dir)
                     .property("meshdns.dns.port", String.valueOf(dnsPort))
                     .property("meshdns.dns.discovery-url", discovery.httpUrl());
