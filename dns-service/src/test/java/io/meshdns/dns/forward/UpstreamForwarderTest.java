@@ -69,8 +69,8 @@ class UpstreamForwarderTest {
     @BeforeAll
     static void startUpstreams() {
         vertx = Vertx.vertx();
-        bind = BindServer.withZone(tmp.resolve("bind"), "example.test", TestZones.example("example.test", BIND_WWW));
-        knot = KnotServer.withZone(tmp.resolve("knot"), "example.test", TestZones.example("example.test", KNOT_WWW))
+        bind = new BindServer(tmp.resolve("bind")).zone("example.test", TestZones.example("example.test", BIND_WWW));
+        knot = new KnotServer(tmp.resolve("knot")).zone("example.test", TestZones.example("example.test", KNOT_WWW))
                 .zone("other.test", TestZones.example("other.test", "198.51.100.2"));
         bind.start();
         knot.start();
@@ -97,9 +97,9 @@ class UpstreamForwarderTest {
         return f;
     }
 
-    private static ForwardSettings sequential(DnsServer... servers) {
+    private static ForwardSettings sequential(DnsServer<?>... servers) {
         List<Upstream> upstreams = new ArrayList<>();
-        for (DnsServer s : servers) {
+        for (DnsServer<?> s : servers) {
             upstreams.add(Upstream.parse(s.address(), "test"));
         }
         return ForwardSettings.of(upstreams).withPolicy(ForwardPolicy.SEQUENTIAL);
@@ -217,7 +217,7 @@ class UpstreamForwarderTest {
 
     @Test
     void servesStaleWhileTheUpstreamIsDownThenServfailThenRecovers() throws Exception {
-        try (BindServer own = BindServer.withZone(tmp.resolve("bind-stale"), "example.test",
+        try (BindServer own = new BindServer(tmp.resolve("bind-stale")).zone("example.test",
                 TestZones.example("example.test", BIND_WWW))) {
             own.start();
             AtomicLong clock = new AtomicLong(System.currentTimeMillis());

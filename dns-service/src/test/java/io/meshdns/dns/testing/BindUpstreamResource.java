@@ -27,7 +27,7 @@ public class BindUpstreamResource implements QuarkusTestResourceLifecycleManager
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        bind = BindServer.withZone(dir, "example.test", TestZones.example("example.test", "192.0.2.1"));
+        bind = new BindServer(dir).zone("example.test", TestZones.example("example.test", "192.0.2.1"));
         bind.start();
         return Map.of(
                 "meshdns.dns.upstreams", bind.address(),

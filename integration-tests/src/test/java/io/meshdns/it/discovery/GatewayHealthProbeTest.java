@@ -40,13 +40,13 @@ class GatewayHealthProbeTest {
         ServerSocket gateway = new ServerSocket();
         gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         int port = gateway.getLocalPort();
-        try (DiscoveryAndNode mesh = DiscoveryAndNode.in(dir, clusters, TOKEN)
-                .discovery("meshdns.discovery.cluster-health.gateways.west", "127.0.0.1:" + port)
-                .discovery("meshdns.discovery.cluster-health.interval", "200ms")
-                .discovery("meshdns.discovery.cluster-health.timeout", "200ms")
-                .node("meshdns.dns.remote-service-policy", "cluster-ip")
-                .node("meshdns.dns.multicluster.unhealthy-clusters", "drop")
-                .start()) {
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, clusters, TOKEN)) {
+            mesh.discovery().property("meshdns.discovery.cluster-health.gateways.west", "127.0.0.1:" + port)
+                    .property("meshdns.discovery.cluster-health.interval", "200ms")
+                    .property("meshdns.discovery.cluster-health.timeout", "200ms");
+            mesh.node().property("meshdns.dns.remote-service-policy", "cluster-ip")
+                    .property("meshdns.dns.multicluster.unhealthy-clusters", "drop");
+            mesh.start();
             Dns dns = mesh.dns();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> status(mesh).contains("\"name\":\"west\",\"local\":false,\"stale\":false"));

@@ -1,6 +1,7 @@
 package io.meshdns.it.dns;
 
 import io.meshdns.it.testing.NetworkNamespaces;
+import io.meshdns.testsupport.dns.UnboundServer;
 import io.meshdns.it.testing.NetworkNamespaces.Result;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
@@ -208,21 +209,14 @@ class NodeLocalClusterIpNetnsTest {
                 server:
                   interface: %1$s
                   port: 53
-                  do-ip6: no
-                  do-daemonize: no
-                  username: ""
-                  chroot: ""
-                  directory: "%2$s"
-                  pidfile: ""
-                  use-syslog: no
-                  logfile: ""
+                %2$s
                   access-control: 0.0.0.0/0 allow
                   module-config: "iterator"
                   local-zone: "mesh.example." static
                   local-data: "registry.mesh.example. 30 IN A 203.0.113.99"
                   local-zone: "outside.example." static
                   local-data: "outside.example. 30 IN A 198.51.100.7"
-                """.formatted(KUBE_DNS, dir));
+                """.formatted(KUBE_DNS, UnboundServer.foregroundOptions(dir)));
         Process unbound = new ProcessBuilder("ip", "netns", "exec", kubeDns, "unbound", "-d", "-c", conf.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("unbound.log").toFile()).start();
         Awaitility.await("kube-dns stand-in answering").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))

@@ -168,7 +168,7 @@ class KubeApiServerTest {
 
         String secret = java.util.Base64.getEncoder().encodeToString(randomHex(32).getBytes(StandardCharsets.US_ASCII));
         // A real BIND9 with one primary zone that accepts UPDATEs signed with the key exposure-service is given.
-        try (BindServer bind = BindServer.withZone(work.resolve("bind"), "mesh.test", """
+        try (BindServer bind = new BindServer(work.resolve("bind")).zone("mesh.test", """
                 $TTL 60
                 @ IN SOA ns.mesh.test. hostmaster.mesh.test. 1 60 60 600 60
                 @ IN NS ns.mesh.test.

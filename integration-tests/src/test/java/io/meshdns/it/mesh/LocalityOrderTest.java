@@ -54,9 +54,9 @@ class LocalityOrderTest {
                 endpoints:
                 - {addresses: ["10.1.1.1"], conditions: {ready: true}, nodeName: w-1, zone: zone-a}
                 """));
-        try (DiscoveryAndNode mesh = DiscoveryAndNode.in(dir, clusters, TOKEN)
-                .node("meshdns.dns.locality.node-name", "node-1")
-                .start()) {
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, clusters, TOKEN)) {
+            mesh.node().property("meshdns.dns.locality.node-name", "node-1");
+            mesh.start();
             Dns dns = mesh.dns();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> dns.a("db.data.svc.clusterset.local").size() == 5 && dns.a("pay.data.svc.clusterset.local").size() == 3);

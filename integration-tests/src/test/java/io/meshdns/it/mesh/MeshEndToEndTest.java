@@ -91,7 +91,7 @@ class MeshEndToEndTest {
         west.writeKubeconfig(remotes);
         east.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("meshdns").endMetadata().build()).create();
 
-        knot = KnotServer.withZone(dir.resolve("knot"), "com", """
+        knot = new KnotServer(dir.resolve("knot")).zone("com", """
                 $ORIGIN com.
                 $TTL 300
                 @ IN SOA ns.com. hostmaster.com. 1 3600 600 86400 30

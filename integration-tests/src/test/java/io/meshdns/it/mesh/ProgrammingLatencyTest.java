@@ -32,9 +32,9 @@ class ProgrammingLatencyTest {
         Path east = Files.createDirectories(dir.resolve("manifests/east"));
         Path file = east.resolve("db.yaml");
         Files.writeString(file, headless("10.1.0.5", Instant.now().minus(1, ChronoUnit.HOURS)));
-        try (DiscoveryAndNode mesh = DiscoveryAndNode.in(dir, east.getParent(), TOKEN)
-                .discovery("meshdns.discovery.manifest-poll-interval", "100ms")
-                .start()) {
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, east.getParent(), TOKEN)) {
+            mesh.discovery().property("meshdns.discovery.manifest-poll-interval", "100ms");
+            mesh.start();
             ServiceProcess node = mesh.node();
             Dns dns = mesh.dns();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()

@@ -69,7 +69,8 @@ class ServiceEntryHostsTest {
                   endpoints: [{address: 192.0.2.61}]
                   ports: [{number: 80, name: http, protocol: HTTP}]
                 """);
-        mesh = DiscoveryAndNode.in(dir, east.getParent(), TOKEN).start();
+        mesh = new DiscoveryAndNode(dir, east.getParent(), TOKEN);
+        mesh.start();
         dns = mesh.dns();
     }
 

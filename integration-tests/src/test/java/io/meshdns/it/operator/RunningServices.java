@@ -9,6 +9,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.meshdns.it.testing.BuiltinExposure;
 import io.meshdns.testsupport.LogLines;
 import io.meshdns.testsupport.QuarkusJarProcess;
+import org.xbill.DNS.SimpleResolver;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -103,6 +104,14 @@ final class RunningServices implements AutoCloseable {
             throw new AssertionError("GET " + url + ": " + r.statusCode() + "\n" + r.body());
         }
         return r.body();
+    }
+
+    /** A resolver asking dns-service on its DNS port (3 s timeout). */
+    SimpleResolver dnsResolver() {
+        SimpleResolver resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
+        resolver.setPort(dnsPort);
+        resolver.setTimeout(Duration.ofSeconds(3));
+        return resolver;
     }
 
     String outputs() {

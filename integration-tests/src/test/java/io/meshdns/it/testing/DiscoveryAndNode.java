@@ -5,78 +5,49 @@ import io.meshdns.testsupport.dns.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The mesh as one node sees it: a packaged discovery-service of cluster {@code east} reading manifest folders
  * (no local cluster, VIPs in {@code <dir>/vips.txt}), and a packaged dns-service node of {@code east} following it
  * with the shared token, forwarding to a loopback port nobody serves ({@code 127.0.0.1:9}) so nothing leaves the
- * machine. Each test adds only the properties its scenario is about; {@link #close()} stops the node, then
- * discovery.
+ * machine. A test adds only the properties its scenario is about, on {@link #discovery()} and {@link #node()},
+ * before {@link #start()}; {@link #close()} stops the node, then discovery.
  *
  * <pre>
- * try (DiscoveryAndNode mesh = DiscoveryAndNode.in(dir, manifests, TOKEN)
- *         .node("meshdns.dns.locality.node-name", "node-1").start()) {
+ * try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, manifests, TOKEN)) {
+ *     mesh.node().property("meshdns.dns.locality.node-name", "node-1");
+ *     mesh.start();
  *     mesh.dns().a("db.data.svc.cluster.local");
  * }
  * </pre>
  */
 public final class DiscoveryAndNode implements AutoCloseable {
-    private final Path dir;
     private final String token;
-    private final Map<String, String> discoveryProperties = new LinkedHashMap<>();
-    private final Map<String, String> nodeProperties = new LinkedHashMap<>();
-    private ServiceProcess discovery;
-    private ServiceProcess node;
-    private int dnsPort;
-
-    private DiscoveryAndNode(Path dir, Path manifests, String token) {
-        this.dir = dir;
-        this.token = token;
-        discovery("meshdns.discovery.enabled-local-cluster", "false");
-        discovery("meshdns.discovery.cluster-name", "east");
-        discovery("meshdns.discovery.manifest-dirs", manifests.toString());
-        discovery("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString());
-        discovery("meshdns.discovery.shared-token", token);
-        node("meshdns.dns.upstreams", "127.0.0.1:9");
-        node("meshdns.dns.discovery-token", token);
-        node("meshdns.dns.cluster-name", "east");
-    }
+    private final ServiceProcess discovery;
+    private final ServiceProcess node;
+    private final int dnsPort = LoopbackPorts.pick();
 
     /** Logs in {@code dir}; {@code manifests}: discovery's manifest folder (one sub-folder a cluster). */
-    public static DiscoveryAndNode in(Path dir, Path manifests, String token) {
-        return new DiscoveryAndNode(dir, manifests, token);
+    public DiscoveryAndNode(Path dir, Path manifests, String token) {
+        this.token = token;
+        discovery = new ServiceProcess("discovery", "discovery-service", dir)
+                .property("meshdns.discovery.enabled-local-cluster", "false")
+                .property("meshdns.discovery.cluster-name", "east")
+                .property("meshdns.discovery.manifest-dirs", manifests.toString())
+                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
+                .property("meshdns.discovery.shared-token", token);
+        node = new ServiceProcess("node", "dns-service", dir)
+                .property("meshdns.dns.port", String.valueOf(dnsPort))
+                .property("meshdns.dns.upstreams", "127.0.0.1:9")
+                .property("meshdns.dns.discovery-url", discovery.httpUrl())
+                .property("meshdns.dns.discovery-token", token)
+                .property("meshdns.dns.cluster-name", "east");
     }
 
-    /** A discovery-service property beyond the shared ones (a later value for a key replaces the earlier). */
-    public DiscoveryAndNode discovery(String key, String value) {
-        discoveryProperties.put(key, value);
-        return this;
-    }
-
-    /** A dns-service property beyond the shared ones (a later value for a key replaces the earlier). */
-    public DiscoveryAndNode node(String key, String value) {
-        nodeProperties.put(key, value);
-        return this;
-    }
-
-    /** Starts discovery, waits until it is ready, then the node on a free DNS port; stops discovery if the node fails. */
+    /** Starts discovery and waits until it is ready, then the node likewise. */
     public DiscoveryAndNode start() {
-        discovery = new ServiceProcess("discovery", "discovery-service", dir);
-        discoveryProperties.forEach(discovery::property);
         discovery.start();
-        try {
-            dnsPort = LoopbackPorts.pick();
-            node = new ServiceProcess("node", "dns-service", dir)
-                    .property("meshdns.dns.port", String.valueOf(dnsPort))
-                    .property("meshdns.dns.discovery-url", discovery.httpUrl());
-            nodeProperties.forEach(node::property);
-            node.start();
-        } catch (RuntimeException e) {
-            close();
-            throw e;
-        }
+        node.start();
         return this;
     }
 
@@ -86,10 +57,6 @@ public final class DiscoveryAndNode implements AutoCloseable {
 
     public ServiceProcess node() {
         return node;
-    }
-
-    public int dnsPort() {
-        return dnsPort;
     }
 
     /** A stub resolver on the node's DNS port. */
@@ -109,7 +76,7 @@ public final class DiscoveryAndNode implements AutoCloseable {
 
     @Override
     public void close() {
-        if (node != null) node.close();
-        if (discovery != null) discovery.close();
+        node.close();
+        discovery.close();
     }
 }

@@ -14,7 +14,7 @@ import java.util.Map;
  * a forwarding loop back to meshdns.
  *
  * <pre>
- * try (BindServer bind = BindServer.withZone(tmp, "example.test", zoneText)) {   // an upstream of dns-service
+ * try (BindServer bind = new BindServer(tmp).zone("example.test", zoneText)) {   // an upstream of dns-service
  *     bind.start();
  *     ... meshdns.dns.upstreams = bind.address() ...
  * }
@@ -24,7 +24,7 @@ import java.util.Map;
  * }
  * </pre>
  */
-public final class BindServer extends DnsServer {
+public final class BindServer extends DnsServer<BindServer> {
     private String forwardTo;
     private boolean incrementalTransfers = true;
 
@@ -36,22 +36,6 @@ public final class BindServer extends DnsServer {
     /** In the test's {@code dir}; add zones before {@link #start()}. */
     public BindServer(Path dir) {
         super(dir);
-    }
-
-    public static BindServer withZone(Path dir, String zone, String zoneText) {
-        return new BindServer(dir).zone(zone, zoneText);
-    }
-
-    @Override
-    public BindServer zone(String zone, String zoneText) {
-        super.zone(zone, zoneText);
-        return this;
-    }
-
-    @Override
-    public BindServer tsigKey(String keyName, String algorithm, String secret) {
-        super.tsigKey(keyName, algorithm, secret);
-        return this;
     }
 
     /** Recursion on, and every query this server cannot answer from its zones is forwarded there. */

@@ -25,9 +25,9 @@ import org.xbill.DNS.Type;
  * {@link #start()}: its zones ({@link #zone} with the zone file's text, or names whose zone file is made at
  * {@link #start(String)}), optionally a TSIG key allowed to UPDATE and AXFR them. Subclasses write the config;
  * this class starts it and waits until it answers the first zone's SOA, restarts it on the same port (an upstream
- * recovering), and offers dig.
+ * recovering), and offers dig. {@code S} is the launcher itself, so the builder methods return it.
  */
-public abstract class DnsServer extends ChildProcess {
+public abstract class DnsServer<S extends DnsServer<S>> extends ChildProcess {
 
     public static final String KEY_NAME = "meshdns-key";
 
@@ -56,17 +56,22 @@ public abstract class DnsServer extends ChildProcess {
     }
 
     /** Serves {@code zone} from this zone-file text. */
-    public DnsServer zone(String zone, String zoneText) {
+    public S zone(String zone, String zoneText) {
         zones.put(zone, zoneText);
-        return this;
+        return self();
     }
 
     /** A TSIG key ({@code algorithm}: e.g. hmac-sha256) that may UPDATE and AXFR every zone. */
-    public DnsServer tsigKey(String keyName, String algorithm, String secret) {
+    public S tsigKey(String keyName, String algorithm, String secret) {
         this.keyName = keyName;
         this.algorithm = algorithm;
         this.secret = secret;
-        return this;
+        return self();
+    }
+
+    @SuppressWarnings("unchecked")
+    protected final S self() {
+        return (S) this;
     }
 
     /** The command line that runs the server in the foreground. */
@@ -85,10 +90,10 @@ public abstract class DnsServer extends ChildProcess {
     }
 
     /** Makes the zone file of every zone given by name only (SOA, NS, then {@code zoneExtraRecords}), and starts. */
-    public DnsServer start(String zoneExtraRecords) throws IOException {
+    public S start(String zoneExtraRecords) throws IOException {
         zones.replaceAll((zone, text) -> text == null ? zoneFile(zone, zoneExtraRecords) : text);
         start();
-        return this;
+        return self();
     }
 
     /** Writes the config and starts the server unless it runs; returns once it answers (20 s at most). */

@@ -13,7 +13,7 @@ import java.util.Set;
  * the dir, no journal, never written back), optionally signing some at load. With a TSIG key, an ACL lets that key
  * UPDATE and AXFR every zone.
  */
-public final class KnotServer extends DnsServer {
+public final class KnotServer extends DnsServer<KnotServer> {
     private final Set<String> signed = new HashSet<>();
 
     /** Dynamic zones in a temp dir of its own: see {@link DnsServer#DnsServer(String, String, List)}. */
@@ -24,16 +24,6 @@ public final class KnotServer extends DnsServer {
     /** In the test's {@code dir}; add zones before {@link #start()}. */
     public KnotServer(Path dir) {
         super(dir);
-    }
-
-    public static KnotServer withZone(Path dir, String zone, String zoneText) {
-        return new KnotServer(dir).zone(zone, zoneText);
-    }
-
-    @Override
-    public KnotServer zone(String zone, String zoneText) {
-        super.zone(zone, zoneText);
-        return this;
     }
 
     /** Like {@link #zone}, signed by Knot at load (DNSSEC, default policy: keys generated in the dir). */
