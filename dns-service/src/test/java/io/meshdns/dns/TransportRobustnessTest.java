@@ -50,12 +50,8 @@ class TransportRobustnessTest {
     @Inject
     DnsServer server;
 
+    @Inject
     DnsClient client;
-
-    @BeforeEach
-    void setUp() {
-        client = new DnsClient(server.boundPort());
-    }
 
     // ---- malformed packets: FORMERR (header only, never bigger than the query) or dropped ----
 

@@ -2,7 +2,6 @@ package io.meshdns.discovery.api;
 
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.model.WatchEvent;
-import io.meshdns.model.WireFormat;
 import io.meshdns.testsupport.MockKubernetesCluster;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -20,13 +19,11 @@ import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -52,25 +49,17 @@ class FutureSinceWatchTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             try {
-                Path dir = Files.createTempDirectory("future-since-");
-                Path manifests = Files.createDirectories(dir.resolve("manifests/east"));
-                Files.writeString(manifests.resolve("web.yaml"),
-                        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {clusterIP: 10.96.0.10}\n");
-                Path remotes = Files.createDirectories(dir.resolve("remotes"));
+                EastManifestProfile east = EastManifestProfile.create("future-since-", TOKEN);
+                Path remotes = Files.createDirectories(east.dir().resolve("remotes"));
                 int closedPort;
                 try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                     closedPort = s.getLocalPort();
                 }
                 Files.writeString(remotes.resolve("west.yaml"), MockKubernetesCluster.kubeconfig("west", "http://127.0.0.1:" + closedPort));
-                return Map.of(
-                        "meshdns.discovery.enabled-local-cluster", "false",
-                        "meshdns.discovery.cluster-name", "east",
-                        "meshdns.discovery.manifest-dirs", manifests.getParent().toString(),
+                return east.with(Map.of(
                         "meshdns.discovery.remote-kubeconfig-dir", remotes.toString(),
-                        "meshdns.discovery.vip-file", dir.resolve("vips.txt").toString(),
-                        "meshdns.discovery.shared-token", TOKEN,
                         "meshdns.discovery.heartbeat-interval", "1s",
-                        "meshdns.discovery.initial-sync-timeout", INITIAL_SYNC_TIMEOUT.toMillis() + "ms");
+                        "meshdns.discovery.initial-sync-timeout", INITIAL_SYNC_TIMEOUT.toMillis() + "ms"));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -117,7 +106,7 @@ class FutureSinceWatchTest {
     private CompletableFuture<HttpResponse<Void>> watch(long since, LinkedBlockingQueue<WatchEvent> into) {
         URI uri = URI.create(base.toString()).resolve("/v1/watch?since=" + since);
         return http.sendAsync(HttpRequest.newBuilder(uri).header("Authorization", "Bearer " + TOKEN).build(),
-                HttpResponse.BodyHandlers.fromLineSubscriber(new LineCollector(into)));
+                HttpResponse.BodyHandlers.fromLineSubscriber(new WatchEventQueue(into)));
     }
 
     private static WatchEvent firstNonHeartbeat(LinkedBlockingQueue<WatchEvent> q, Duration within) throws InterruptedException {
@@ -127,25 +116,5 @@ class FutureSinceWatchTest {
             if (e != null && !WatchEvent.HEARTBEAT.equals(e.type())) return e;
         }
         return null;
-    }
-
-    private record LineCollector(LinkedBlockingQueue<WatchEvent> events) implements Flow.Subscriber<String> {
-        @Override
-        public void onSubscribe(Flow.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(String line) {
-            if (!line.isBlank()) events.add(WireFormat.decode(line.getBytes(StandardCharsets.UTF_8), WatchEvent.class));
-        }
-
-        @Override
-        public void onError(Throwable t) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
     }
 }

@@ -5,7 +5,6 @@ import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.PortSpec;
 import io.meshdns.model.ServiceType;
 import io.meshdns.model.WatchEvent;
-import io.meshdns.model.WireFormat;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -16,7 +15,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
@@ -27,8 +25,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -62,22 +58,9 @@ class SlowWatcherTest {
     public static class Profile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            try {
-                Path dir = Files.createTempDirectory("slow-watcher-");
-                Path manifests = Files.createDirectories(dir.resolve("manifests/east"));
-                Files.writeString(manifests.resolve("web.yaml"),
-                        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {clusterIP: 10.96.0.10}\n");
-                return Map.of(
-                        "meshdns.discovery.enabled-local-cluster", "false",
-                        "meshdns.discovery.cluster-name", "east",
-                        "meshdns.discovery.manifest-dirs", manifests.getParent().toString(),
-                        "meshdns.discovery.vip-file", dir.resolve("vips.txt").toString(),
-                        "meshdns.discovery.shared-token", TOKEN,
-                        "meshdns.discovery.watch.max-queued-bytes", "64K",
-                        "meshdns.discovery.watch.max-lag", MAX_LAG.toMillis() + "ms");
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+            return EastManifestProfile.create("slow-watcher-", TOKEN).with(Map.of(
+                    "meshdns.discovery.watch.max-queued-bytes", "64K",
+                    "meshdns.discovery.watch.max-lag", MAX_LAG.toMillis() + "ms"));
         }
     }
 
@@ -114,7 +97,7 @@ class SlowWatcherTest {
             CompletableFuture<HttpResponse<Void>> normalStream = http.sendAsync(
                     HttpRequest.newBuilder(uri.resolve("/v1/watch")).header("Authorization", "Bearer " + TOKEN)
                             .header("User-Agent", "reads-everything").build(),
-                    HttpResponse.BodyHandlers.fromLineSubscriber(new LineCollector(normal)));
+                    HttpResponse.BodyHandlers.fromLineSubscriber(new WatchEventQueue(normal)));
             WatchEvent first = normal.poll(30, TimeUnit.SECONDS);
             assertNotNull(first, "the normal watcher got no first line");
             assertEquals(WatchEvent.SNAPSHOT, first.type());
@@ -207,26 +190,5 @@ class SlowWatcherTest {
         for (int i = 0; i < ADDRESSES_PER_DELTA; i++) ingress.add("10." + (round % 250) + "." + (i / 250) + "." + (i % 250 + 1));
         return new CatalogEntry.Service("east", "shop", "bulky", ServiceType.LOAD_BALANCER, List.of("10.96.1.1"), null,
                 List.of(new PortSpec("http", "TCP", 80)), Collections.unmodifiableList(ingress), List.of(), false);
-    }
-
-    /** The NDJSON lines of one stream, decoded, in arrival order. */
-    private record LineCollector(LinkedBlockingQueue<WatchEvent> events) implements java.util.concurrent.Flow.Subscriber<String> {
-        @Override
-        public void onSubscribe(java.util.concurrent.Flow.Subscription s) {
-            s.request(Long.MAX_VALUE);
-        }
-
-        @Override
-        public void onNext(String line) {
-            if (!line.isBlank()) events.add(WireFormat.decode(line.getBytes(StandardCharsets.UTF_8), WatchEvent.class));
-        }
-
-        @Override
-        public void onError(Throwable t) {
-        }
-
-        @Override
-        public void onComplete() {
-        }
     }
 }

@@ -1,10 +1,8 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.DnsClient;
-import io.meshdns.dns.server.DnsServer;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,13 +40,7 @@ class SignedRequestTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
     @Inject
-    DnsServer server;
     DnsClient client;
-
-    @BeforeEach
-    void setUp() {
-        client = new DnsClient(server.boundPort());
-    }
 
     /** A signed UPDATE adding {@code name A 192.0.2.x}, as the client put it on the wire. */
     static byte[] signedAdd(String name, String address, int id) throws IOException {

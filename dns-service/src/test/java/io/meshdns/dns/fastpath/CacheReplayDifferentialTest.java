@@ -15,7 +15,7 @@ import io.meshdns.dns.forward.Upstream;
 import io.meshdns.dns.forward.UpstreamForwarder;
 import io.meshdns.dns.server.ResponseEncoder;
 import io.meshdns.dns.snapshot.Snapshot;
-import io.meshdns.testsupport.upstream.KnotServer;
+import io.meshdns.testsupport.dns.KnotServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import org.junit.jupiter.api.AfterAll;

@@ -25,10 +25,11 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.meshdns.dns.cache.CacheKey;
 import io.meshdns.dns.cache.CacheSettings;
 import io.meshdns.dns.cache.DnsCache;
-import io.meshdns.testsupport.upstream.BindServer;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.testsupport.dns.DnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.dns.testing.ForwarderUdpFrontend;
-import io.meshdns.testsupport.upstream.KnotServer;
+import io.meshdns.testsupport.dns.KnotServer;
 import io.meshdns.dns.testing.TestZones;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -68,8 +69,8 @@ class UpstreamForwarderTest {
     @BeforeAll
     static void startUpstreams() {
         vertx = Vertx.vertx();
-        bind = BindServer.withZone(tmp.resolve("bind"), "example.test", TestZones.example("example.test", BIND_WWW));
-        knot = KnotServer.withZone(tmp.resolve("knot"), "example.test", TestZones.example("example.test", KNOT_WWW))
+        bind = new BindServer(tmp.resolve("bind")).zone("example.test", TestZones.example("example.test", BIND_WWW));
+        knot = new KnotServer(tmp.resolve("knot")).zone("example.test", TestZones.example("example.test", KNOT_WWW))
                 .zone("other.test", TestZones.example("other.test", "198.51.100.2"));
         bind.start();
         knot.start();
@@ -96,9 +97,9 @@ class UpstreamForwarderTest {
         return f;
     }
 
-    private static ForwardSettings sequential(ExternalDnsServer... servers) {
+    private static ForwardSettings sequential(DnsServer<?>... servers) {
         List<Upstream> upstreams = new ArrayList<>();
-        for (ExternalDnsServer s : servers) {
+        for (DnsServer<?> s : servers) {
             upstreams.add(Upstream.parse(s.address(), "test"));
         }
         return ForwardSettings.of(upstreams).withPolicy(ForwardPolicy.SEQUENTIAL);
@@ -216,7 +217,7 @@ class UpstreamForwarderTest {
 
     @Test
     void servesStaleWhileTheUpstreamIsDownThenServfailThenRecovers() throws Exception {
-        try (BindServer own = BindServer.withZone(tmp.resolve("bind-stale"), "example.test",
+        try (BindServer own = new BindServer(tmp.resolve("bind-stale")).zone("example.test",
                 TestZones.example("example.test", BIND_WWW))) {
             own.start();
             AtomicLong clock = new AtomicLong(System.currentTimeMillis());
@@ -303,7 +304,7 @@ class UpstreamForwarderTest {
 
     @Test
     void aDeadUpstreamIsSkippedOnceDownAndHealthChecked() throws Exception {
-        int deadPort = ExternalDnsServer.freePort();
+        int deadPort = LoopbackPorts.pick();
         String dead = "127.0.0.1:" + deadPort;
         ForwardSettings settings = ForwardSettings.of(List.of(Upstream.parse(dead, "test"), Upstream.parse(bind.address(), "test")))
                 .withPolicy(ForwardPolicy.SEQUENTIAL).withTimeouts(Duration.ofMillis(300), Duration.ofSeconds(3));

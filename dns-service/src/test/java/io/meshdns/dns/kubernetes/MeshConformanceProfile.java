@@ -1,6 +1,6 @@
 package io.meshdns.dns.kubernetes;
 
-import io.meshdns.testsupport.upstream.KnotServer;
+import io.meshdns.testsupport.dns.KnotServer;
 import io.meshdns.model.WireFormat;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTestProfile;

@@ -3,11 +3,9 @@ package io.meshdns.dns.kubernetes;
 import io.meshdns.dns.base.Names;
 
 import io.meshdns.dns.DnsClient;
-import io.meshdns.dns.server.DnsServer;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -50,17 +48,11 @@ class MeshConformanceTest {
     private static final String NONE = "NODATA";
 
     @Inject
-    DnsServer server;
-    @Inject
     io.meshdns.dns.server.QueryHandler queries;
     @Inject
     io.meshdns.dns.snapshot.SnapshotStore store;
+    @Inject
     DnsClient client;
-
-    @BeforeEach
-    void setUp() {
-        client = new DnsClient(server.boundPort());
-    }
 
     /** One row of CONFORMANCE.md: the spec section, the rule, the client's source address, the query, the expected answer. */
     record Row(String spec, String rule, String client, String name, int type, int rcode, Set<String> answer) {

@@ -5,7 +5,6 @@ import io.meshdns.dns.answer.ClientInfo;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Message;
@@ -53,13 +52,7 @@ class ThrowingHandlerTest {
     }
 
     @Inject
-    DnsServer server;
     DnsClient client;
-
-    @BeforeEach
-    void setUp() {
-        client = new DnsClient(server.boundPort());
-    }
 
     static byte[] request(int id) throws Exception {
         Message m = DnsClient.query("dyn.meshdns.", Type.SOA, DClass.IN);

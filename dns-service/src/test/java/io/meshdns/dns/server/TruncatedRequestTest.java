@@ -3,7 +3,6 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.DnsClient;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Message;
@@ -39,13 +38,7 @@ class TruncatedRequestTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
     @Inject
-    DnsServer server;
     DnsClient client;
-
-    @BeforeEach
-    void setUp() {
-        client = new DnsClient(server.boundPort());
-    }
 
     /** {@code wire} with TC set and its last 20 bytes (inside the TSIG record) cut off. */
     static byte[] cutShort(byte[] wire) {

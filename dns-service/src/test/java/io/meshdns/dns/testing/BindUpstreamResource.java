@@ -1,6 +1,6 @@
 package io.meshdns.dns.testing;
 
-import io.meshdns.testsupport.upstream.BindServer;
+import io.meshdns.testsupport.dns.BindServer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -27,7 +27,7 @@ public class BindUpstreamResource implements QuarkusTestResourceLifecycleManager
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        bind = BindServer.withZone(dir, "example.test", TestZones.example("example.test", "192.0.2.1"));
+        bind = new BindServer(dir).zone("example.test", TestZones.example("example.test", "192.0.2.1"));
         bind.start();
         return Map.of(
                 "meshdns.dns.upstreams", bind.address(),

@@ -1,17 +1,16 @@
 package io.meshdns.exposure.e2e;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshdns.exposure.sync.ExposureController;
+import io.meshdns.exposure.testing.RunningExposure;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -28,8 +27,7 @@ import org.junit.jupiter.api.Test;
 abstract class ProviderEndToEnd {
 
     static final String CLAIM = "heritage=external-dns,external-dns/owner=test-cluster,external-dns/resource=";
-    static final ResourceDefinitionContext DNS_ENDPOINTS = new ResourceDefinitionContext.Builder()
-            .withGroup("externaldns.k8s.io").withVersion("v1alpha1").withKind("DNSEndpoint").withPlural("dnsendpoints").withNamespaced(true).build();
+    static final ResourceDefinitionContext DNS_ENDPOINTS = RunningExposure.DNS_ENDPOINTS;
 
     @Inject
     KubernetesClient client;
@@ -39,7 +37,7 @@ abstract class ProviderEndToEnd {
 
     @BeforeEach
     void ready() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
+        RunningExposure.awaitReady(controller);
     }
 
     List<String> read(String name, String type) {
@@ -51,10 +49,7 @@ abstract class ProviderEndToEnd {
     }
 
     void reconcileUntil(String name, String type, List<String> expected) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            controller.reconcileNow();
-            return read(name, type).equals(expected);
-        });
+        RunningExposure.reconcileUntil(controller, Duration.ofMillis(200), expected, () -> read(name, type));
     }
 
     void createService(String name, String host, String ip) {
@@ -79,13 +74,7 @@ abstract class ProviderEndToEnd {
         client.network().v1().ingresses().resource(new IngressBuilder(client.network().v1().ingresses().inNamespace("default").withName("site").get())
                 .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.20").endIngress().endLoadBalancer().endStatus().build())
                 .updateStatus();
-        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
-            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
-                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
-                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
-                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion().endSpec().build()).create();
-        }
+        RunningExposure.ensureCrd(client, DNS_ENDPOINTS);
         client.genericKubernetesResources(DNS_ENDPOINTS).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
                 .withNewMetadata().withNamespace("default").withName("crd").endMetadata()
@@ -122,17 +111,11 @@ abstract class ProviderEndToEnd {
     }
 
     static ResourceDefinitionContext kind(String group, String kind, String plural) {
-        return new ResourceDefinitionContext.Builder().withGroup(group).withVersion("v1").withKind(kind).withPlural(plural).withNamespaced(true).build();
+        return RunningExposure.kind(group, kind, plural);
     }
 
     void ensureCrd(ResourceDefinitionContext k) {
-        String name = k.getPlural() + "." + k.getGroup();
-        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null) return;
-        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withGroup(k.getGroup()).withScope("Namespaced")
-                .withNewNames().withKind(k.getKind()).withPlural(k.getPlural()).withSingular(k.getKind().toLowerCase()).endNames()
-                .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion().endSpec().build()).create();
+        RunningExposure.ensureCrd(client, k);
     }
 
     @Test
@@ -143,14 +126,7 @@ abstract class ProviderEndToEnd {
         ensureCrd(gateways);
         ensureCrd(routes);
         ensureCrd(istioGateways);
-        client.genericKubernetesResources(gateways).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("gateway.networking.k8s.io/v1").withKind("Gateway")
-                .withNewMetadata().withNamespace("default").withName("edge").endMetadata()
-                .withAdditionalProperties(Map.of(
-                        "spec", Map.of("gatewayClassName", "x", "listeners", List.of(Map.of("name", "http", "protocol", "HTTP", "port", 80,
-                                "hostname", "*.mesh.test"))),
-                        "status", Map.of("addresses", List.of(Map.of("type", "IPAddress", "value", "203.0.113.50")))))
-                .build()).create();
+        RunningExposure.createEdgeGateway(client, gateways, "203.0.113.50");
         client.genericKubernetesResources(routes).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("gateway.networking.k8s.io/v1").withKind("HTTPRoute")
                 .withNewMetadata().withNamespace("default").withName("shop").endMetadata()

@@ -71,7 +71,7 @@ class Rfc2136KnotTest {
     }
 
     /** Independent check with kdig, which reports how many messages the transfer took. */
-    static int axfrMessages(DnsServer server) throws Exception {
+    static int axfrMessages(DnsServer<?> server) throws Exception {
         Process p = new ProcessBuilder("kdig", "@127.0.0.1", "-p", String.valueOf(server.port()), "-y",
                 server.algorithm() + ":" + DnsServer.KEY_NAME + ":" + server.secret(), "example.net", "AXFR")
                 .redirectErrorStream(true).start();

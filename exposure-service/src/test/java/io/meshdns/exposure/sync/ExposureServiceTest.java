@@ -11,21 +11,18 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.exposure.testing.BindBackedExposureTest;
 import io.meshdns.exposure.testing.BindTestResource;
+import io.meshdns.exposure.testing.RunningExposure;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.Lookup;
@@ -41,33 +38,10 @@ import org.xbill.DNS.Type;
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @WithTestResource(BindTestResource.class)
-class ExposureServiceTest {
+class ExposureServiceTest extends BindBackedExposureTest {
 
     @KubernetesTestServer
     KubernetesServer server;
-
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    ExposureController controller;
-
-    BindServer bind() {
-        return BindTestResource.bind();
-    }
-
-    @BeforeEach
-    void ready() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
-    }
-
-    /** Reconciles directly until dig shows the expected answer (informer caches fill asynchronously). */
-    void reconcileUntil(String name, String type, List<String> expected) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            controller.reconcileNow();
-            return bind().dig(name, type).equals(expected);
-        });
-    }
 
     static Service loadBalancer(String ns, String name, Map<String, String> annotations, int port, String portName) {
         return new ServiceBuilder().withNewMetadata().withNamespace(ns).withName(name).withAnnotations(annotations).endMetadata()
@@ -266,20 +240,11 @@ class ExposureServiceTest {
     static final io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext HTTP_ROUTES = context("HTTPRoute", "httproutes");
 
     static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext context(String kind, String plural) {
-        return new io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.Builder().withGroup("gateway.networking.k8s.io")
-                .withVersion("v1").withKind(kind).withPlural(plural).withNamespaced(true).build();
+        return RunningExposure.kind("gateway.networking.k8s.io", kind, plural);
     }
 
     void ensureCrd(String kind, String plural) {
-        String name = plural + ".gateway.networking.k8s.io";
-        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() == null) {
-            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                    .withNewMetadata().withName(name).endMetadata()
-                    .withNewSpec().withGroup("gateway.networking.k8s.io").withScope("Namespaced")
-                    .withNewNames().withKind(kind).withPlural(plural).withSingular(kind.toLowerCase()).endNames()
-                    .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion()
-                    .endSpec().build()).create();
-        }
+        RunningExposure.ensureCrd(client, context(kind, plural));
     }
 
     /** Sets the route's status.parents to one Gateway parent, Accepted = {@code accepted} at the route's current generation. */
@@ -307,14 +272,7 @@ class ExposureServiceTest {
         controller.reconcileNow(); // the CRDs are absent: the gateway source idles
         ensureCrd("Gateway", "gateways");
         ensureCrd("HTTPRoute", "httproutes");
-        client.genericKubernetesResources(GATEWAYS).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("gateway.networking.k8s.io/v1").withKind("Gateway")
-                .withNewMetadata().withNamespace("default").withName("edge").endMetadata()
-                .withAdditionalProperties(Map.of(
-                        "spec", Map.of("gatewayClassName", "x", "listeners", List.of(Map.of("name", "http", "protocol", "HTTP", "port", 80,
-                                "hostname", "*.mesh.test"))),
-                        "status", Map.of("addresses", List.of(Map.of("type", "IPAddress", "value", "203.0.113.50")))))
-                .build()).create();
+        RunningExposure.createEdgeGateway(client, GATEWAYS, "203.0.113.50");
         client.genericKubernetesResources(HTTP_ROUTES).resource(new GenericKubernetesResourceBuilder()
                 .withApiVersion("gateway.networking.k8s.io/v1").withKind("HTTPRoute")
                 .withNewMetadata().withNamespace("default").withName("shop").endMetadata()
@@ -340,14 +298,7 @@ class ExposureServiceTest {
     }
 
     void ensureDnsEndpointCrd() {
-        if (client.apiextensions().v1().customResourceDefinitions().withName("dnsendpoints.externaldns.k8s.io").get() == null) {
-            client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                    .withNewMetadata().withName("dnsendpoints.externaldns.k8s.io").endMetadata()
-                    .withNewSpec().withGroup("externaldns.k8s.io").withScope("Namespaced")
-                    .withNewNames().withKind("DNSEndpoint").withPlural("dnsendpoints").withSingular("dnsendpoint").endNames()
-                    .addNewVersion().withName("v1alpha1").withServed(true).withStorage(true).endVersion()
-                    .endSpec().build()).create();
-        }
+        RunningExposure.ensureCrd(client, RunningExposure.DNS_ENDPOINTS);
     }
 
     void assertForeignUntouched() throws Exception {

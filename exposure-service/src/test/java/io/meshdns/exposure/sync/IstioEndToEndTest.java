@@ -7,19 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.meshdns.exposure.testing.BindBackedExposureTest;
 import io.meshdns.exposure.testing.BindTestResource;
-import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.exposure.testing.RunningExposure;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,48 +28,18 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @WithTestResource(BindTestResource.class)
-class IstioEndToEndTest {
+class IstioEndToEndTest extends BindBackedExposureTest {
 
     static final ResourceDefinitionContext GATEWAYS = istio("Gateway", "gateways");
     static final ResourceDefinitionContext VIRTUAL_SERVICES = istio("VirtualService", "virtualservices");
     static final ResourceDefinitionContext SERVICE_ENTRIES = istio("ServiceEntry", "serviceentries");
 
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    ExposureController controller;
-
     static ResourceDefinitionContext istio(String kind, String plural) {
-        return new ResourceDefinitionContext.Builder().withGroup("networking.istio.io").withVersion("v1").withKind(kind).withPlural(plural)
-                .withNamespaced(true).build();
-    }
-
-    BindServer bind() {
-        return BindTestResource.bind();
-    }
-
-    @BeforeEach
-    void ready() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
-    }
-
-    void reconcileUntil(String name, String type, List<String> expected) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            controller.reconcileNow();
-            return bind().dig(name, type).equals(expected);
-        });
+        return RunningExposure.kind("networking.istio.io", kind, plural);
     }
 
     void ensureCrd(ResourceDefinitionContext kind) {
-        String name = kind.getPlural() + "." + kind.getGroup();
-        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null) return;
-        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withGroup(kind.getGroup()).withScope("Namespaced")
-                .withNewNames().withKind(kind.getKind()).withPlural(kind.getPlural()).withSingular(kind.getKind().toLowerCase()).endNames()
-                .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion()
-                .endSpec().build()).create();
+        RunningExposure.ensureCrd(client, kind);
     }
 
     void ingressGatewayAt(String ip) {

@@ -5,14 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.meshdns.exposure.testing.BindBackedExposureTest;
 import io.meshdns.exposure.testing.BindTestResource;
+import io.meshdns.exposure.testing.RunningExposure;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,32 +25,19 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @WithTestResource(BindTestResource.class)
-class ListenerSetEndToEndTest {
+class ListenerSetEndToEndTest extends BindBackedExposureTest {
 
     static final String GROUP = "gateway.networking.k8s.io";
     static final ResourceDefinitionContext GATEWAYS = context("Gateway", "gateways");
     static final ResourceDefinitionContext LISTENER_SETS = context("ListenerSet", "listenersets");
     static final ResourceDefinitionContext HTTP_ROUTES = context("HTTPRoute", "httproutes");
 
-    @Inject
-    KubernetesClient client;
-
-    @Inject
-    ExposureController controller;
-
     static ResourceDefinitionContext context(String kind, String plural) {
-        return new ResourceDefinitionContext.Builder().withGroup(GROUP).withVersion("v1").withKind(kind).withPlural(plural).withNamespaced(true).build();
+        return RunningExposure.kind(GROUP, kind, plural);
     }
 
     void ensureCrd(ResourceDefinitionContext kind) {
-        String name = kind.getPlural() + "." + GROUP;
-        if (client.apiextensions().v1().customResourceDefinitions().withName(name).get() != null) return;
-        client.apiextensions().v1().customResourceDefinitions().resource(new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(name).endMetadata()
-                .withNewSpec().withGroup(GROUP).withScope("Namespaced")
-                .withNewNames().withKind(kind.getKind()).withPlural(kind.getPlural()).withSingular(kind.getKind().toLowerCase()).endNames()
-                .addNewVersion().withName("v1").withServed(true).withStorage(true).endVersion()
-                .endSpec().build()).create();
+        RunningExposure.ensureCrd(client, kind);
     }
 
     GenericKubernetesResource object(ResourceDefinitionContext kind, String name, Map<String, Object> fields) {
@@ -79,15 +65,11 @@ class ListenerSetEndToEndTest {
     }
 
     void reconcileUntil(String name, List<String> expected) {
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            controller.reconcileNow();
-            return BindTestResource.bind().dig(name, "A").equals(expected);
-        });
+        reconcileUntil(name, "A", expected);
     }
 
     @Test
     void aRouteUnderAListenerSetIsPublishedAtItsGatewaysAddress() {
-        await().atMost(Duration.ofSeconds(30)).until(() -> controller.isLeader() && controller.sourcesReady());
         ensureCrd(GATEWAYS);
         ensureCrd(LISTENER_SETS);
         ensureCrd(HTTP_ROUTES);

@@ -4,7 +4,7 @@ import io.meshdns.it.testing.Dns;
 import io.meshdns.testsupport.Commands;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import io.meshdns.testsupport.TestPki;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,7 +51,7 @@ class DiscoveryTlsTest {
 
         Path east = Files.createDirectories(dir.resolve("manifests/east"));
         service(east, "web", "10.96.7.7");
-        int discoveryPort = ExternalDnsServer.freePort();
+        int discoveryPort = LoopbackPorts.pick();
         String url = "https://127.0.0.1:" + discoveryPort;
         try (QuarkusJarProcess discovery = QuarkusJarProcess.module("discovery-service").jvmOptions(QuarkusJarProcess.FAST_START_JVM)
                 .properties("quarkus.http.host=127.0.0.1", "quarkus.http.ssl-port=" + discoveryPort, "quarkus.http.port=0",

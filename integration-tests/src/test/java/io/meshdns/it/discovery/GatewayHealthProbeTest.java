@@ -1,17 +1,13 @@
 package io.meshdns.it.discovery;
 
+import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.it.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,52 +40,37 @@ class GatewayHealthProbeTest {
         ServerSocket gateway = new ServerSocket();
         gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         int port = gateway.getLocalPort();
-        int dnsPort = io.meshdns.testsupport.upstream.ExternalDnsServer.freePort();
-        try (ServiceProcess discovery = new ServiceProcess("discovery", "discovery-service", dir)
-                .property("meshdns.discovery.enabled-local-cluster", "false")
-                .property("meshdns.discovery.cluster-name", "east")
-                .property("meshdns.discovery.manifest-dirs", clusters.toString())
-                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
-                .property("meshdns.discovery.shared-token", TOKEN)
-                .property("meshdns.discovery.cluster-health.gateways.west", "127.0.0.1:" + port)
-                .property("meshdns.discovery.cluster-health.interval", "200ms")
-                .property("meshdns.discovery.cluster-health.timeout", "200ms")
-                .start();
-             ServiceProcess node = new ServiceProcess("node", "dns-service", dir)
-                     .property("meshdns.dns.port", String.valueOf(dnsPort))
-                     .property("meshdns.dns.upstreams", "127.0.0.1:9")
-                     .property("meshdns.dns.discovery-url", discovery.httpUrl())
-                     .property("meshdns.dns.discovery-token", TOKEN)
-                     .property("meshdns.dns.cluster-name", "east")
-                     .property("meshdns.dns.remote-service-policy", "cluster-ip")
-                     .property("meshdns.dns.multicluster.unhealthy-clusters", "drop")
-                     .start()) {
-            Dns dns = new Dns(dnsPort);
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, clusters, TOKEN)) {
+            mesh.discovery().property("meshdns.discovery.cluster-health.gateways.west", "127.0.0.1:" + port)
+                    .property("meshdns.discovery.cluster-health.interval", "200ms")
+                    .property("meshdns.discovery.cluster-health.timeout", "200ms");
+            mesh.node().property("meshdns.dns.remote-service-policy", "cluster-ip")
+                    .property("meshdns.dns.multicluster.unhealthy-clusters", "drop");
+            mesh.start();
+            Dns dns = mesh.dns();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-                    .until(() -> status(discovery).contains("\"name\":\"west\",\"local\":false,\"stale\":false"));
+                    .until(() -> status(mesh).contains("\"name\":\"west\",\"local\":false,\"stale\":false"));
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> sorted(dns.a("pay.billing.svc.cluster.local")).equals(List.of("10.112.0.20", "10.128.0.20")));
-            await().atMost(Duration.ofSeconds(10)).until(() -> west(status(discovery)).contains("\"gatewayHealthy\":true"));
-            assertTrue(!east(status(discovery)).contains("gatewayHealthy"), "east is not probed");
+            await().atMost(Duration.ofSeconds(10)).until(() -> west(status(mesh)).contains("\"gatewayHealthy\":true"));
+            assertTrue(!east(status(mesh)).contains("gatewayHealthy"), "east is not probed");
 
             gateway.close();
             long stopped = System.nanoTime();
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> west(status(discovery)).contains("\"gatewayHealthy\":false"));
+                    .until(() -> west(status(mesh)).contains("\"gatewayHealthy\":false"));
             System.out.printf("gateway down seen %.1f s after the stop (3 probes 200 ms apart)%n", (System.nanoTime() - stopped) / 1e9);
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                     .until(() -> dns.a("pay.billing.svc.cluster.local").equals(List.of("10.128.0.20")));
             System.out.printf("west left the node's answers %.1f s after its gateway stopped%n", (System.nanoTime() - stopped) / 1e9);
-            String explain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.httpUrl()
-                    + "/v1/explain?name=pay.billing.svc.cluster.local&type=A")).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
+            String explain = mesh.explain("pay.billing.svc.cluster.local", "A");
             assertTrue(explain.contains("west (its east-west gateway is down)"), explain);
 
             gateway = new ServerSocket();
             gateway.setReuseAddress(true);
             gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> west(status(discovery)).contains("\"gatewayHealthy\":true"));
+                    .until(() -> west(status(mesh)).contains("\"gatewayHealthy\":true"));
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
                     .until(() -> sorted(dns.a("pay.billing.svc.cluster.local")).equals(List.of("10.112.0.20", "10.128.0.20")));
         } finally {
@@ -101,9 +82,8 @@ class GatewayHealthProbeTest {
         return list.stream().sorted().toList();
     }
 
-    private static String status(ServiceProcess discovery) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(discovery.httpUrl() + "/v1/status"))
-                .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    private static String status(DiscoveryAndNode mesh) throws Exception {
+        return mesh.discoveryGet("/v1/status");
     }
 
     private static String west(String status) {

@@ -1,6 +1,6 @@
 package io.meshdns.it.discovery;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +35,7 @@ class ManifestRobustnessTest {
         Files.writeString(east.resolve("good.yaml"), service("web", "10.96.0.10"));
         Files.writeString(east.resolve("deep.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: deep, namespace: shop}\n"
                 + "spec:\n  ports: " + "[".repeat(200_000) + "]".repeat(200_000) + "\n");
-        int http = ExternalDnsServer.freePort();
+        int http = LoopbackPorts.pick();
         try (QuarkusJarProcess p = QuarkusJarProcess.module("discovery-service").jvmOptions("-Xss512k", "-Xmx192m")
                 .properties(
                         "quarkus.http.host=127.0.0.1", "quarkus.http.port=" + http,

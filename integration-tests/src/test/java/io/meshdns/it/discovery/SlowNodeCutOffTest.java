@@ -1,6 +1,6 @@
 package io.meshdns.it.discovery;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.testsupport.Commands;
 import io.meshdns.testsupport.QuarkusJarProcess;
@@ -47,8 +47,8 @@ class SlowNodeCutOffTest {
         Path east = Files.createDirectories(dir.resolve("manifests/east"));
         Path bulk = east.resolve("bulk.yaml");
         writeBulk(bulk, 0);
-        int discoveryPort = ExternalDnsServer.freePort();
-        int dnsPort = ExternalDnsServer.freePort();
+        int discoveryPort = LoopbackPorts.pick();
+        int dnsPort = LoopbackPorts.pick();
         try (QuarkusJarProcess discovery = QuarkusJarProcess.module("discovery-service").jvmOptions(QuarkusJarProcess.FAST_START_JVM)
                 .properties("quarkus.http.host=127.0.0.1", "quarkus.http.port=" + discoveryPort,
                         "meshdns.discovery.enabled-local-cluster=false", "meshdns.discovery.cluster-name=east",

@@ -1,6 +1,7 @@
 package io.meshdns.it.dns;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
+import io.meshdns.testsupport.dns.UnboundServer;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.it.testing.ServiceProcess;
 import org.awaitility.Awaitility;
@@ -52,7 +53,7 @@ class ClusterDnsChainTest {
                 .property("meshdns.discovery.shared-token", TOKEN)
                 .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
                 .start();
-        int dnsPort = ExternalDnsServer.freePort();
+        int dnsPort = LoopbackPorts.pick();
         meshdns = new ServiceProcess("meshdns", "dns-service", dir)
                 .property("meshdns.dns.port", String.valueOf(dnsPort))
                 .property("meshdns.dns.upstreams", "127.0.0.1:9")
@@ -64,20 +65,13 @@ class ClusterDnsChainTest {
         Awaitility.await("meshdns has the catalog").atMost(Duration.ofSeconds(60)).ignoreExceptions()
                 .until(() -> !direct.a("reviews.shop.svc.cluster.local").get(0).startsWith("["));
 
-        int unboundPort = ExternalDnsServer.freePort();
+        int unboundPort = LoopbackPorts.pick();
         Path conf = dir.resolve("unbound.conf");
         Files.writeString(conf, """
                 server:
                   interface: 127.0.0.1
                   port: %1$d
-                  do-ip6: no
-                  do-daemonize: no
-                  username: ""
-                  chroot: ""
-                  directory: "%2$s"
-                  pidfile: ""
-                  use-syslog: no
-                  logfile: ""
+                %2$s
                   verbosity: 1
                   access-control: 127.0.0.0/8 allow
                   # meshdns listens on loopback; Unbound refuses to forward there unless told.
@@ -92,7 +86,7 @@ class ClusterDnsChainTest {
                 forward-zone:
                   name: "service.entry"
                   forward-addr: 127.0.0.1@%3$d
-                """.formatted(unboundPort, dir, dnsPort));
+                """.formatted(unboundPort, UnboundServer.foregroundOptions(dir), dnsPort));
         unbound = new ProcessBuilder("unbound", "-d", "-c", conf.toString()).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("unbound.log").toFile()).start();
         Awaitility.await("unbound listening").atMost(Duration.ofSeconds(20)).ignoreExceptions().until(() -> {

@@ -95,7 +95,7 @@ class DnsServiceProcessTest {
      */
     @Test
     void fastPathAnswersAreCounted() throws Exception {
-        int http = io.meshdns.testsupport.upstream.ExternalDnsServer.freePort();
+        int http = io.meshdns.testsupport.dns.LoopbackPorts.pick();
         try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "quarkus.http.port=" + http,
                 "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
             int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);

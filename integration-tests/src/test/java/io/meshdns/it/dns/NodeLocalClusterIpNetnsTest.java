@@ -1,23 +1,28 @@
 package io.meshdns.it.dns;
 
+import io.meshdns.it.testing.NetworkNamespaces;
+import io.meshdns.testsupport.dns.UnboundServer;
+import io.meshdns.it.testing.NetworkNamespaces.Result;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import static io.meshdns.it.testing.NetworkNamespaces.must;
+import static io.meshdns.it.testing.NetworkNamespaces.nodeLocalDnsService;
+import static io.meshdns.it.testing.NetworkNamespaces.resolvConf;
+import static io.meshdns.it.testing.NetworkNamespaces.run;
+import static io.meshdns.it.testing.NetworkNamespaces.suffix;
+import static io.meshdns.it.testing.NetworkNamespaces.veth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -50,19 +55,16 @@ class NodeLocalClusterIpNetnsTest {
 
     @BeforeAll
     static void needsRootAndNetns() throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "network namespaces need root");
-        Assumptions.assumeTrue(run("ip", "netns", "list").exitCode == 0, "ip netns is not available");
+        NetworkNamespaces.assumeAvailable();
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"iptables", "nftables"})
     void aDualStackPodResolvesOverBothFamilies(String mode) throws Exception {
-        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + "d" + mode.charAt(0);
+        String suffix = suffix("d" + mode.charAt(0));
         String node = "nodelocal-node-" + suffix;
         String pod = "nodelocal-pod-" + suffix;
-        try {
-            must("ip", "netns", "add", node);
-            must("ip", "netns", "add", pod);
+        try (NetworkNamespaces netns = new NetworkNamespaces().add(node, pod)) {
             veth(node, pod, "nlv" + suffix, "nlp" + suffix, "10.250.0.1/30", "10.250.0.2/30");
             must("ip", "-n", node, "addr", "add", "fd00:250::1/64", "dev", "nlv" + suffix, "nodad");
             must("ip", "-n", pod, "addr", "add", "fd00:250::2/64", "dev", "nlp" + suffix, "nodad");
@@ -75,16 +77,16 @@ class NodeLocalClusterIpNetnsTest {
                 for (String server : List.of(LINK_LOCAL, LINK_LOCAL6)) {
                     Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "+tries=1", "@" + server,
                             "registry.mesh.example", "A");
-                    assertEquals("192.0.2.10", udp.output.trim(), "UDP via " + server + "\n" + dns.output());
+                    assertEquals("192.0.2.10", udp.output().trim(), "UDP via " + server + "\n" + dns.output());
                     Result tcp = run("ip", "netns", "exec", pod, "dig", "+short", "+tcp", "+time=2", "+tries=1", "@" + server,
                             "registry.mesh.example", "AAAA");
-                    assertEquals("2001:db8::10", tcp.output.trim(), "TCP via " + server);
+                    assertEquals("2001:db8::10", tcp.output().trim(), "TCP via " + server);
                 }
                 String rules = listRules(node, mode);
                 for (String rule : expectedRules(mode, LINK_LOCAL, LINK_LOCAL6)) {
                     assertTrue(rules.contains(rule), "missing '" + rule + "' in\n" + rules);
                 }
-                String addresses = run("ip", "-n", node, "-o", "addr", "show", "dev", "meshdns0").output;
+                String addresses = run("ip", "-n", node, "-o", "addr", "show", "dev", "meshdns0").output();
                 assertTrue(addresses.contains(LINK_LOCAL + "/32") && addresses.contains(LINK_LOCAL6 + "/128"), addresses);
 
                 dns.terminate();
@@ -94,22 +96,21 @@ class NodeLocalClusterIpNetnsTest {
             }
             String after = listRules(node, mode);
             assertFalse(after.contains(LINK_LOCAL) || after.contains(LINK_LOCAL6), "rules left after SIGTERM:\n" + after);
-        } finally {
-            cleanUp(node, pod);
         }
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"iptables", "nftables"})
     void theKubeDnsClusterIpIsServedWhileUpAndFallsBackToKubeDnsOnExit(String mode) throws Exception {
-        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + "c" + mode.charAt(0);
+        String suffix = suffix("c" + mode.charAt(0));
         String node = "nodelocal-node-" + suffix;
         String pod = "nodelocal-pod-" + suffix;
         String kubeDns = "nodelocal-kd-" + suffix;
         Path dir = Files.createTempDirectory("nodelocal-kube-dns");
         Process unbound = null;
+        NetworkNamespaces netns = new NetworkNamespaces();
         try {
-            clusterNetwork(node, pod, kubeDns, suffix);
+            clusterNetwork(netns, node, pod, kubeDns, suffix);
             unbound = kubeDnsStandIn(kubeDns, dir);
             // Before meshdns: kube-proxy's DNAT alone, the pod reaches kube-dns.
             assertEquals("203.0.113.99", podAsks(pod, "registry.mesh.example"), "kube-dns through kube-proxy before meshdns");
@@ -122,7 +123,7 @@ class NodeLocalClusterIpNetnsTest {
                         "a name meshdns does not own: forwarded to kube-dns through " + UPSTREAM_IP + "\n" + dns.output());
                 Result tcp = run("ip", "netns", "exec", pod, "dig", "+short", "+tcp", "+time=2", "+tries=1", "@" + CLUSTER_IP,
                         "registry.mesh.example", "A");
-                assertEquals("192.0.2.10", tcp.output.trim(), "TCP through the ClusterIP");
+                assertEquals("192.0.2.10", tcp.output().trim(), "TCP through the ClusterIP");
 
                 // SIGKILL: no exit hook runs, the address and NOTRACK stay; queries to the ClusterIP reach a closed port.
                 dns.kill();
@@ -130,8 +131,8 @@ class NodeLocalClusterIpNetnsTest {
             assertTrue(listRules(node, mode).contains(CLUSTER_IP), "rules stay after SIGKILL");
             Result dead = run("ip", "netns", "exec", pod, "dig", "+short", "+time=1", "+tries=1", "@" + CLUSTER_IP,
                     "registry.mesh.example", "A");
-            assertNotEquals(0, dead.exitCode, "no answer while killed: " + dead.output);
-            assertFalse(dead.output.contains("203.0.113.99"), "kube-dns is not reached while the rules stay: " + dead.output);
+            assertNotEquals(0, dead.exitCode(), "no answer while killed: " + dead.output());
+            assertFalse(dead.output().contains("203.0.113.99"), "kube-dns is not reached while the rules stay: " + dead.output());
 
             // The DaemonSet restarts the pod: the new instance finds everything in place and serves again; then SIGTERM.
             try (QuarkusJarProcess dns = dnsService(node, mode, addresses, UPSTREAM_IP + ":53", "10.250.0.0/30,127.0.0.0/8").start()) {
@@ -148,54 +149,41 @@ class NodeLocalClusterIpNetnsTest {
                 unbound.destroy();
                 if (!unbound.waitFor(10, TimeUnit.SECONDS)) unbound.destroyForcibly();
             }
-            run("ip", "netns", "del", kubeDns);
-            cleanUp(node, pod);
+            netns.close();
         }
     }
 
     /** Forwarding to the ClusterIP meshdns holds would loop: refused at start naming the key, nothing set up. */
     @Test
     void anUpstreamAtAHeldAddressIsRefusedAtStart() throws Exception {
-        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + "r";
-        String node = "nodelocal-node-" + suffix;
-        try {
-            must("ip", "netns", "add", node);
+        String node = "nodelocal-node-" + suffix("r");
+        try (NetworkNamespaces netns = new NetworkNamespaces().add(node)) {
             try (QuarkusJarProcess dns = dnsService(node, "iptables", LINK_LOCAL + "," + CLUSTER_IP, CLUSTER_IP + ":53",
                     "127.0.0.0/8").start()) {
                 assertEquals(2, dns.awaitExit(Duration.ofSeconds(60)), dns.output());
                 assertTrue(dns.output().contains("meshdns: invalid configuration: meshdns.dns.upstreams"), dns.output());
                 assertTrue(dns.output().contains("kube-dns-upstream"), dns.output());
             }
-            assertNotEquals(0, run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode, "nothing was set up");
-        } finally {
-            run("ip", "netns", "del", node);
+            assertNotEquals(0, run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode(), "nothing was set up");
         }
     }
 
     private static String podAsks(String pod, String name) throws Exception {
         // The pod's resolver as kubelet writes it: nameserver <kube-dns ClusterIP>.
-        return run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "+tries=2", name, "A").output.trim();
+        return run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "+tries=2", name, "A").output().trim();
     }
 
     private static QuarkusJarProcess.Launch dnsService(String node, String mode, String addresses, String upstreams,
                                                        String clients) {
-        return QuarkusJarProcess.module("dns-service").commandPrefix("ip", "netns", "exec", node)
-                .jvmOptions(QuarkusJarProcess.FAST_START_JVM)
-                .properties("quarkus.http.host=127.0.0.1", "quarkus.http.port=0", "meshdns.dns.port=53",
-                        "meshdns.dns.zone-files=examples/zones/mesh.example.zone", "meshdns.dns.upstreams=" + upstreams,
-                        "meshdns.dns.allowed-clients=" + clients, "meshdns.dns.drain=0s",
-                        "meshdns.dns.node-local.enabled=true", "meshdns.dns.node-local.rules=" + mode,
-                        "meshdns.dns.node-local.addresses=" + addresses, "meshdns.dns.node-local.check-interval=1s");
+        return nodeLocalDnsService(node, mode, upstreams, clients).property("meshdns.dns.node-local.addresses", addresses);
     }
 
     /**
      * pod --veth-- node --veth-- kube-dns. The node forwards, and holds kube-proxy's DNAT (nat PREROUTING for
      * pods, nat OUTPUT for the node's own traffic, meshdns's forwarding) of both Service IPs to kube-dns.
      */
-    private static void clusterNetwork(String node, String pod, String kubeDns, String suffix) throws Exception {
-        for (String ns : List.of(node, pod, kubeDns)) {
-            must("ip", "netns", "add", ns);
-        }
+    private static void clusterNetwork(NetworkNamespaces netns, String node, String pod, String kubeDns, String suffix) throws Exception {
+        netns.add(node, pod, kubeDns);
         veth(node, pod, "nlv" + suffix, "nlp" + suffix, "10.250.0.1/30", "10.250.0.2/30");
         veth(node, kubeDns, "nlk" + suffix, "nld" + suffix, "10.251.0.1/30", KUBE_DNS + "/30");
         must("ip", "-n", pod, "route", "add", "default", "via", "10.250.0.1");
@@ -221,55 +209,23 @@ class NodeLocalClusterIpNetnsTest {
                 server:
                   interface: %1$s
                   port: 53
-                  do-ip6: no
-                  do-daemonize: no
-                  username: ""
-                  chroot: ""
-                  directory: "%2$s"
-                  pidfile: ""
-                  use-syslog: no
-                  logfile: ""
+                %2$s
                   access-control: 0.0.0.0/0 allow
                   module-config: "iterator"
                   local-zone: "mesh.example." static
                   local-data: "registry.mesh.example. 30 IN A 203.0.113.99"
                   local-zone: "outside.example." static
                   local-data: "outside.example. 30 IN A 198.51.100.7"
-                """.formatted(KUBE_DNS, dir));
+                """.formatted(KUBE_DNS, UnboundServer.foregroundOptions(dir)));
         Process unbound = new ProcessBuilder("ip", "netns", "exec", kubeDns, "unbound", "-d", "-c", conf.toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("unbound.log").toFile()).start();
         Awaitility.await("kube-dns stand-in answering").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
                 .until(() -> {
                     if (!unbound.isAlive()) throw new IllegalStateException("unbound exited: " + Files.readString(dir.resolve("unbound.log")));
                     return run("ip", "netns", "exec", kubeDns, "dig", "+short", "+time=1", "+tries=1", "@" + KUBE_DNS,
-                            "outside.example", "A").output.trim().equals("198.51.100.7");
+                            "outside.example", "A").output().trim().equals("198.51.100.7");
                 });
         return unbound;
-    }
-
-    private static void veth(String a, String b, String aName, String bName, String aAddr, String bAddr) throws Exception {
-        // Created inside the namespaces: the veth never exists in the machine's own network namespace.
-        must("ip", "-n", a, "link", "add", aName, "type", "veth", "peer", "name", bName, "netns", b);
-        must("ip", "-n", a, "addr", "add", aAddr, "dev", aName);
-        must("ip", "-n", b, "addr", "add", bAddr, "dev", bName);
-        for (String[] up : new String[][] {{a, "lo"}, {b, "lo"}, {a, aName}, {b, bName}}) {
-            must("ip", "-n", up[0], "link", "set", "dev", up[1], "up");
-        }
-    }
-
-    /** ip netns exec bind-mounts /etc/netns/<name>/resolv.conf over /etc/resolv.conf: the pod's resolver. */
-    private static void resolvConf(String pod, String content) throws IOException {
-        Path podEtc = Path.of("/etc/netns", pod);
-        Files.createDirectories(podEtc);
-        Files.writeString(podEtc.resolve("resolv.conf"), content);
-    }
-
-    private static void cleanUp(String node, String pod) throws Exception {
-        run("ip", "netns", "del", pod);
-        run("ip", "netns", "del", node);
-        Path podEtc = Path.of("/etc/netns", pod);
-        Files.deleteIfExists(podEtc.resolve("resolv.conf"));
-        Files.deleteIfExists(podEtc);
     }
 
     private static List<String> expectedRules(String mode, String v4, String v6) {
@@ -286,26 +242,8 @@ class NodeLocalClusterIpNetnsTest {
     /** iptables mode: both families' raw tables; nftables mode: our one inet table. */
     private static String listRules(String node, String mode) throws Exception {
         return mode.equals("iptables")
-                ? run("ip", "netns", "exec", node, "iptables", "-t", "raw", "-S").output
-                        + run("ip", "netns", "exec", node, "ip6tables", "-t", "raw", "-S").output
-                : run("ip", "netns", "exec", node, "nft", "list", "table", "inet", "meshdns").output;
-    }
-
-    private record Result(int exitCode, String output) {
-    }
-
-    private static void must(String... argv) throws Exception {
-        Result r = run(argv);
-        assertEquals(0, r.exitCode, String.join(" ", argv) + ": " + r.output);
-    }
-
-    private static Result run(String... argv) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(new ArrayList<>(List.of(argv))).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Result(-1, out);
-        }
-        return new Result(p.exitValue(), out);
+                ? run("ip", "netns", "exec", node, "iptables", "-t", "raw", "-S").output()
+                        + run("ip", "netns", "exec", node, "ip6tables", "-t", "raw", "-S").output()
+                : run("ip", "netns", "exec", node, "nft", "list", "table", "inet", "meshdns").output();
     }
 }

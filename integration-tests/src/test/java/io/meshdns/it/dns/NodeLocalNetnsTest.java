@@ -1,22 +1,22 @@
 package io.meshdns.it.dns;
 
+import io.meshdns.it.testing.NetworkNamespaces;
+import io.meshdns.it.testing.NetworkNamespaces.Result;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
+import static io.meshdns.it.testing.NetworkNamespaces.must;
+import static io.meshdns.it.testing.NetworkNamespaces.nodeLocalDnsService;
+import static io.meshdns.it.testing.NetworkNamespaces.resolvConf;
+import static io.meshdns.it.testing.NetworkNamespaces.run;
+import static io.meshdns.it.testing.NetworkNamespaces.suffix;
+import static io.meshdns.it.testing.NetworkNamespaces.veth;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,30 +35,29 @@ class NodeLocalNetnsTest {
 
     @BeforeAll
     static void needsRootAndNetns() throws Exception {
-        Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "network namespaces need root");
-        Assumptions.assumeTrue(run("ip", "netns", "list").exitCode == 0, "ip netns is not available");
+        NetworkNamespaces.assumeAvailable();
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"iptables", "nftables"})
     void aPodResolvesThroughTheNodeLocalAddressAndTheRulesComeAndGo(String mode) throws Exception {
-        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + mode.charAt(0);
+        String suffix = suffix(String.valueOf(mode.charAt(0)));
         String node = "mdns-node-" + suffix;
         String pod = "mdns-pod-" + suffix;
-        try {
-            namespaces(node, pod, suffix);
+        try (NetworkNamespaces netns = new NetworkNamespaces()) {
+            namespaces(netns, node, pod, suffix);
             try (QuarkusJarProcess dns = dnsService(node, mode).start()) {
                 dns.awaitLine(LISTENING, Duration.ofSeconds(60));
 
                 Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "registry.mesh.example", "A");
-                assertEquals("192.0.2.10", udp.output.trim(), "pod resolver over UDP\n" + dns.output());
+                assertEquals("192.0.2.10", udp.output().trim(), "pod resolver over UDP\n" + dns.output());
                 Result tcp = run("ip", "netns", "exec", pod, "dig", "+short", "+tcp", "+time=2", "registry.mesh.example", "AAAA");
-                assertEquals("2001:db8::10", tcp.output.trim(), "pod resolver over TCP");
+                assertEquals("2001:db8::10", tcp.output().trim(), "pod resolver over TCP");
                 Result libc = run("ip", "netns", "exec", pod, "getent", "ahostsv4", "www.mesh.example");
-                assertTrue(libc.output.contains("192.0.2.10"), "glibc's resolver in the pod: " + libc.output);
+                assertTrue(libc.output().contains("192.0.2.10"), "glibc's resolver in the pod: " + libc.output());
 
                 assertTrue(rulesPresent(node, mode), "rules after start:\n" + listRules(node, mode));
-                assertEquals(0, run("ip", "-n", node, "-o", "addr", "show", "dev", "meshdns0").exitCode);
+                assertEquals(0, run("ip", "-n", node, "-o", "addr", "show", "dev", "meshdns0").exitCode());
 
                 // Someone flushes our rules (a firewall reload): the next check puts them back.
                 if (mode.equals("iptables")) {
@@ -80,9 +79,7 @@ class NodeLocalNetnsTest {
             }
             String after = listRules(node, mode);
             assertFalse(after.contains(ADDRESS), "rules left after SIGTERM:\n" + after);
-            assertTrue(run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode != 0, "meshdns0 left after SIGTERM");
-        } finally {
-            cleanUp(node, pod);
+            assertTrue(run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode() != 0, "meshdns0 left after SIGTERM");
         }
     }
 
@@ -93,11 +90,11 @@ class NodeLocalNetnsTest {
      */
     @org.junit.jupiter.api.Test
     void anUpgradedInstanceKeepsTheAddressWhenTheOldOneStops() throws Exception {
-        String suffix = Long.toString(ProcessHandle.current().pid() % 100000, 36) + "u";
+        String suffix = suffix("u");
         String node = "mdns-node-" + suffix;
         String pod = "mdns-pod-" + suffix;
-        try {
-            namespaces(node, pod, suffix);
+        try (NetworkNamespaces netns = new NetworkNamespaces()) {
+            namespaces(netns, node, pod, suffix);
             // The surge pod starts while the old one serves, as a DaemonSet rollout does: the new instance finds the
             // interface and rules in place. (Two instances racing to create the interface at the same moment is not
             // what a rollout does.)
@@ -111,52 +108,26 @@ class NodeLocalNetnsTest {
                 old.awaitLine(Pattern.compile("another instance serves 169\\.254\\.20\\.10 port 53: keeping meshdns0"), Duration.ofSeconds(5));
                 assertTrue(rulesPresent(node, "iptables"), "rules kept for the new instance:\n" + listRules(node, "iptables"));
                 Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "registry.mesh.example", "A");
-                assertEquals("192.0.2.10", udp.output.trim(), "the pod still resolves, through the new instance");
+                assertEquals("192.0.2.10", udp.output().trim(), "the pod still resolves, through the new instance");
                 next.terminate();
                 next.awaitExit(Duration.ofSeconds(30));
                 next.awaitLine(Pattern.compile("node-local: removed meshdns0 and its rules"), Duration.ofSeconds(5));
                 }
             }
             assertFalse(listRules(node, "iptables").contains(ADDRESS));
-        } finally {
-            cleanUp(node, pod);
         }
     }
 
     private static QuarkusJarProcess.Launch dnsService(String node, String mode) {
-        return QuarkusJarProcess.module("dns-service").commandPrefix("ip", "netns", "exec", node)
-                .jvmOptions(QuarkusJarProcess.FAST_START_JVM)
-                .properties("quarkus.http.host=127.0.0.1", "quarkus.http.port=0", "meshdns.dns.port=53",
-                        "meshdns.dns.zone-files=examples/zones/mesh.example.zone", "meshdns.dns.upstreams=127.0.0.1:9",
-                        "meshdns.dns.allowed-clients=10.250.0.0/30,127.0.0.0/8", "meshdns.dns.drain=0s",
-                        "meshdns.dns.node-local.enabled=true", "meshdns.dns.node-local.rules=" + mode,
-                        "meshdns.dns.node-local.check-interval=1s");
+        return nodeLocalDnsService(node, mode, "127.0.0.1:9", "10.250.0.0/30,127.0.0.0/8");
     }
 
-    /** The two namespaces, the veth between them (created inside them), the pod's route and resolv.conf. */
-    private static void namespaces(String node, String pod, String suffix) throws Exception {
-        must("ip", "netns", "add", node);
-        must("ip", "netns", "add", pod);
-        // Created inside the namespaces: the veth never exists in the machine's own network namespace.
-        must("ip", "-n", node, "link", "add", "mdv" + suffix, "type", "veth", "peer", "name", "mdp" + suffix, "netns", pod);
-        must("ip", "-n", node, "addr", "add", "10.250.0.1/30", "dev", "mdv" + suffix);
-        must("ip", "-n", pod, "addr", "add", "10.250.0.2/30", "dev", "mdp" + suffix);
-        for (String[] up : new String[][] {{node, "lo"}, {pod, "lo"}, {node, "mdv" + suffix}, {pod, "mdp" + suffix}}) {
-            must("ip", "-n", up[0], "link", "set", "dev", up[1], "up");
-        }
+    /** The two namespaces, the veth between them, the pod's route and resolv.conf. */
+    private static void namespaces(NetworkNamespaces netns, String node, String pod, String suffix) throws Exception {
+        netns.add(node, pod);
+        veth(node, pod, "mdv" + suffix, "mdp" + suffix, "10.250.0.1/30", "10.250.0.2/30");
         must("ip", "-n", pod, "route", "add", ADDRESS + "/32", "via", "10.250.0.1");
-        // ip netns exec bind-mounts /etc/netns/<name>/resolv.conf over /etc/resolv.conf: the pod's resolver.
-        Path podEtc = Path.of("/etc/netns", pod);
-        Files.createDirectories(podEtc);
-        Files.writeString(podEtc.resolve("resolv.conf"), "nameserver " + ADDRESS + "\noptions timeout:2 attempts:2\n");
-    }
-
-    private static void cleanUp(String node, String pod) throws Exception {
-        run("ip", "netns", "del", pod);
-        run("ip", "netns", "del", node);
-        Path podEtc = Path.of("/etc/netns", pod);
-        Files.deleteIfExists(podEtc.resolve("resolv.conf"));
-        Files.deleteIfExists(podEtc);
+        resolvConf(pod, "nameserver " + ADDRESS + "\noptions timeout:2 attempts:2\n");
     }
 
     private static boolean rulesPresent(String node, String mode) throws Exception {
@@ -180,25 +151,7 @@ class NodeLocalNetnsTest {
 
     private static String listRules(String node, String mode) throws Exception {
         return mode.equals("iptables")
-                ? run("ip", "netns", "exec", node, "iptables", "-t", "raw", "-S").output
-                : run("ip", "netns", "exec", node, "nft", "list", "table", "inet", "meshdns").output;
-    }
-
-    private record Result(int exitCode, String output) {
-    }
-
-    private static void must(String... argv) throws Exception {
-        Result r = run(argv);
-        assertEquals(0, r.exitCode, String.join(" ", argv) + ": " + r.output);
-    }
-
-    private static Result run(String... argv) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(new ArrayList<>(List.of(argv))).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(30, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            return new Result(-1, out);
-        }
-        return new Result(p.exitValue(), out);
+                ? run("ip", "netns", "exec", node, "iptables", "-t", "raw", "-S").output()
+                : run("ip", "netns", "exec", node, "nft", "list", "table", "inet", "meshdns").output();
     }
 }

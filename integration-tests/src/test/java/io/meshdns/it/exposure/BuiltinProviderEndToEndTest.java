@@ -1,12 +1,12 @@
 package io.meshdns.it.exposure;
 
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.meshdns.it.testing.BuiltinExposure;
 import io.meshdns.testsupport.LogLines;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -94,7 +94,7 @@ class BuiltinProviderEndToEndTest {
 
         exposure = startExposure(port);
 
-        Service service = nsmService("203.0.113.10");
+        Service service = BuiltinExposure.nsmRegistry("203.0.113.10");
         client.services().inNamespace("nsm-system").resource(service).create();
         client.services().inNamespace("nsm-system").resource(service).updateStatus();
 
@@ -129,39 +129,9 @@ class BuiltinProviderEndToEndTest {
     }
 
     QuarkusJarProcess startExposure(int port) throws Exception {
-        return start("exposure-service", Map.ofEntries(
-                Map.entry("meshdns.exposure.policy", "sync"),
-                Map.entry("meshdns.exposure.owner-id", "it-cluster"),
-                Map.entry("meshdns.exposure.provider", "builtin"),
-                Map.entry("meshdns.exposure.builtin.targets", "127.0.0.1:" + port),
-                Map.entry("meshdns.exposure.rfc2136.zones", DOMAIN),
-                Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
-                Map.entry("meshdns.exposure.rfc2136.tsig-secret", SECRET),
-                Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
-                Map.entry("meshdns.exposure.default-domain", DOMAIN),
-                Map.entry("meshdns.exposure.domain-filters", DOMAIN),
-                Map.entry("meshdns.exposure.sources", "service"),
-                Map.entry("meshdns.exposure.interval", "2s"),
-                Map.entry("meshdns.exposure.debounce", "200ms"),
-                Map.entry("meshdns.exposure.leader-election.enabled", "false"),
-                Map.entry("quarkus.kubernetes-client.master-url", kubernetes.url("/")),
-                Map.entry("quarkus.kubernetes-client.trust-certs", "true"),
-                Map.entry("quarkus.kubernetes-client.devservices.enabled", "false"),
-                Map.entry("quarkus.http.port", "0")));
-
-    }
-
-    static Service nsmService(String loadBalancerIp) {
-        return new ServiceBuilder()
-                .withNewMetadata().withName("registry").withNamespace("nsm-system")
-                .addToAnnotations("meshdns.io/expose", "true")
-                .addToAnnotations("meshdns.io/srv-port", "registry")
-                .endMetadata()
-                .withNewSpec().withType("LoadBalancer")
-                .addNewPort().withName("registry").withPort(5002).withProtocol("TCP").endPort()
-                .endSpec()
-                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp(loadBalancerIp).endIngress().endLoadBalancer().endStatus()
-                .build();
+        Map<String, String> properties = BuiltinExposure.properties("it-cluster", port, DOMAIN, SECRET, kubernetes.url("/"));
+        properties.put("quarkus.http.port", "0");
+        return start("exposure-service", properties);
     }
 
     @Test
@@ -180,13 +150,13 @@ class BuiltinProviderEndToEndTest {
         List<String> foreignBefore = foreignRecords(axfr(port));
 
         exposure = startExposure(port);
-        client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.10")).create();
-        client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.10")).updateStatus();
+        client.services().inNamespace("nsm-system").resource(BuiltinExposure.nsmRegistry("203.0.113.10")).create();
+        client.services().inNamespace("nsm-system").resource(BuiltinExposure.nsmRegistry("203.0.113.10")).updateStatus();
         try {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                     .untilAsserted(() -> assertNsmResolves(port, "203.0.113.10"));
             // The load balancer moves: the A record follows (RRset replaced, SRV kept).
-            client.services().inNamespace("nsm-system").resource(nsmService("203.0.113.20")).updateStatus();
+            client.services().inNamespace("nsm-system").resource(BuiltinExposure.nsmRegistry("203.0.113.20")).updateStatus();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                     .untilAsserted(() -> assertNsmResolves(port, "203.0.113.20"));
             // The Service goes away: our A and SRV go with it (policy sync).

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -101,7 +101,7 @@ class ContainerImagesTest {
 
     @Test
     void discoveryAndDnsServiceImagesAnswerTheTwoClusterExample() throws Exception {
-        int discoveryHttp = ExternalDnsServer.freePort();
+        int discoveryHttp = LoopbackPorts.pick();
         long t0 = System.nanoTime();
         start("discovery-service", List.of("-v", ROOT.resolve("examples/clusters").toAbsolutePath() + ":/etc/meshdns/clusters:ro"), Map.of(
                 "QUARKUS_HTTP_PORT", String.valueOf(discoveryHttp),
@@ -112,8 +112,8 @@ class ContainerImagesTest {
         awaitHttp(discoveryHttp, "/q/health/ready", "discovery-service");
         MEASURED.put("discovery-service: container start to ready", seconds(t0));
 
-        int dnsHttp = ExternalDnsServer.freePort();
-        int dnsPort = ExternalDnsServer.freePort();
+        int dnsHttp = LoopbackPorts.pick();
+        int dnsPort = LoopbackPorts.pick();
         t0 = System.nanoTime();
         start("dns-service", List.of(), Map.of(
                 "QUARKUS_HTTP_PORT", String.valueOf(dnsHttp),
@@ -137,7 +137,7 @@ class ContainerImagesTest {
         KubernetesMockServer kubernetes = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         kubernetes.init(InetAddress.getLoopbackAddress(), 0);
         try {
-            int exposureHttp = ExternalDnsServer.freePort();
+            int exposureHttp = LoopbackPorts.pick();
             long t0 = System.nanoTime();
             start("exposure-service", List.of(), Map.ofEntries(
                     Map.entry("QUARKUS_HTTP_PORT", String.valueOf(exposureHttp)),
@@ -146,7 +146,7 @@ class ContainerImagesTest {
                     Map.entry("MESHDNS_EXPOSURE_POLICY", "upsert-only"),
                     Map.entry("MESHDNS_EXPOSURE_OWNER_ID", "it"),
                     Map.entry("MESHDNS_EXPOSURE_PROVIDER", "builtin"),
-                    Map.entry("MESHDNS_EXPOSURE_BUILTIN_TARGETS", "127.0.0.1:" + ExternalDnsServer.freePort()),
+                    Map.entry("MESHDNS_EXPOSURE_BUILTIN_TARGETS", "127.0.0.1:" + LoopbackPorts.pick()),
                     Map.entry("MESHDNS_EXPOSURE_RFC2136_ZONES", "mesh.test"),
                     Map.entry("MESHDNS_EXPOSURE_RFC2136_TSIG_KEY_NAME", "exposure"),
                     Map.entry("MESHDNS_EXPOSURE_RFC2136_TSIG_SECRET", "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0"),
@@ -159,8 +159,8 @@ class ContainerImagesTest {
             kubernetes.destroy();
         }
 
-        int edgeHttp = ExternalDnsServer.freePort();
-        int edgeDns = ExternalDnsServer.freePort();
+        int edgeHttp = LoopbackPorts.pick();
+        int edgeDns = LoopbackPorts.pick();
         long t0 = System.nanoTime();
         start("edge", List.of("-v", ROOT.resolve("examples/clusters").toAbsolutePath() + ":/etc/meshdns/clusters:ro"), Map.of(
                 "QUARKUS_HTTP_PORT", String.valueOf(edgeHttp),

@@ -8,7 +8,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.BindServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.it.k8s.ApiCalls.Grant;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -63,8 +64,8 @@ class KubeApiServerTest {
         kubectl = bin.resolve("kubectl");
         work = Files.createTempDirectory("meshdns-kube");
 
-        int etcdPort = ExternalDnsServer.freePort();
-        int peerPort = ExternalDnsServer.freePort();
+        int etcdPort = LoopbackPorts.pick();
+        int peerPort = LoopbackPorts.pick();
         etcd = new ProcessBuilder("etcd", "--name", "it", "--data-dir", work.resolve("etcd").toString(),
                 "--listen-client-urls", "http://127.0.0.1:" + etcdPort, "--advertise-client-urls", "http://127.0.0.1:" + etcdPort,
                 "--listen-peer-urls", "http://127.0.0.1:" + peerPort, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
@@ -73,7 +74,7 @@ class KubeApiServerTest {
 
         run(Duration.ofMinutes(1), "openssl", "genrsa", "-out", work.resolve("sa.key").toString(), "2048");
         Files.writeString(work.resolve("tokens.csv"), ADMIN_TOKEN + ",admin,admin,\"system:masters\"\n");
-        apiPort = ExternalDnsServer.freePort();
+        apiPort = LoopbackPorts.pick();
         apiServer = new ProcessBuilder(bin.resolve("kube-apiserver").toString(),
                 "--etcd-servers", "http://127.0.0.1:" + etcdPort,
                 "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
@@ -166,7 +167,13 @@ class KubeApiServerTest {
         String token = m.group(1);
 
         String secret = java.util.Base64.getEncoder().encodeToString(randomHex(32).getBytes(StandardCharsets.US_ASCII));
-        try (UpdatableBind bind = new UpdatableBind(Files.createDirectories(work.resolve("bind")), "mesh.test", "exposure", secret)) {
+        // A real BIND9 with one primary zone that accepts UPDATEs signed with the key exposure-service is given.
+        try (BindServer bind = new BindServer(work.resolve("bind")).zone("mesh.test", """
+                $TTL 60
+                @ IN SOA ns.mesh.test. hostmaster.mesh.test. 1 60 60 600 60
+                @ IN NS ns.mesh.test.
+                ns IN A 127.0.0.1
+                """).tsigKey("exposure", "hmac-sha256", secret)) {
             bind.start();
             kubectl("create", "namespace", "shop");
             Path objects = work.resolve("objects.yaml");
@@ -223,7 +230,7 @@ class KubeApiServerTest {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                 List<String> api = List.of();
                 while (System.nanoTime() < deadline && api.isEmpty() && exposure.isAlive()) {
-                    api = bind.a("api.mesh.test.");
+                    api = bind.dig("api.mesh.test.", "A");
                     Thread.sleep(500);
                 }
                 assertEquals(List.of("192.0.2.7"), api, "DNSEndpoint api.shop in BIND\n" + exposure.output());

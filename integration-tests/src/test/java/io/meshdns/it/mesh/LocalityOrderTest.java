@@ -1,7 +1,7 @@
 package io.meshdns.it.mesh;
 
+import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.it.testing.ServiceProcess;
 
 import org.junit.jupiter.api.Test;
 
@@ -54,23 +54,10 @@ class LocalityOrderTest {
                 endpoints:
                 - {addresses: ["10.1.1.1"], conditions: {ready: true}, nodeName: w-1, zone: zone-a}
                 """));
-        int dnsPort = io.meshdns.testsupport.upstream.ExternalDnsServer.freePort();
-        try (ServiceProcess discovery = new ServiceProcess("discovery", "discovery-service", dir)
-                .property("meshdns.discovery.enabled-local-cluster", "false")
-                .property("meshdns.discovery.cluster-name", "east")
-                .property("meshdns.discovery.manifest-dirs", clusters.toString())
-                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
-                .property("meshdns.discovery.shared-token", TOKEN)
-                .start();
-             ServiceProcess node = new ServiceProcess("node", "dns-service", dir)
-                     .property("meshdns.dns.port", String.valueOf(dnsPort))
-                     .property("meshdns.dns.upstreams", "127.0.0.1:9")
-                     .property("meshdns.dns.discovery-url", discovery.httpUrl())
-                     .property("meshdns.dns.discovery-token", TOKEN)
-                     .property("meshdns.dns.cluster-name", "east")
-                     .property("meshdns.dns.locality.node-name", "node-1")
-                     .start()) {
-            Dns dns = new Dns(dnsPort);
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, clusters, TOKEN)) {
+            mesh.node().property("meshdns.dns.locality.node-name", "node-1");
+            mesh.start();
+            Dns dns = mesh.dns();
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
                     .until(() -> dns.a("db.data.svc.clusterset.local").size() == 5 && dns.a("pay.data.svc.clusterset.local").size() == 3);
 
@@ -99,9 +86,7 @@ class LocalityOrderTest {
             }
             assertEquals(Set.of("10.112.0.20", "10.128.0.20"), second, "west and north are still shuffled behind it");
 
-            String explain = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
-                    node.httpUrl() + "/v1/explain?name=db.data.svc.cluster.local&type=A")).timeout(Duration.ofSeconds(10)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            String explain = mesh.explain("db.data.svc.cluster.local", "A");
             assertTrue(explain.contains("zone zone-a (learned from the endpoints on this node) first"), explain);
         }
     }

@@ -1,6 +1,6 @@
 package io.meshdns.it.mesh;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -11,7 +11,7 @@ import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.testsupport.upstream.KnotServer;
+import io.meshdns.testsupport.dns.KnotServer;
 import io.meshdns.testsupport.MockKubernetesCluster;
 import io.meshdns.it.testing.ServiceProcess;
 import io.meshdns.model.CatalogEntry;
@@ -91,7 +91,7 @@ class MeshEndToEndTest {
         west.writeKubeconfig(remotes);
         east.client().namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("meshdns").endMetadata().build()).create();
 
-        knot = KnotServer.withZone(dir.resolve("knot"), "com", """
+        knot = new KnotServer(dir.resolve("knot")).zone("com", """
                 $ORIGIN com.
                 $TTL 300
                 @ IN SOA ns.com. hostmaster.com. 1 3600 600 86400 30
@@ -124,7 +124,7 @@ class MeshEndToEndTest {
     }
 
     private ServiceProcess dnsService(String name, String cluster, boolean placeholder) {
-        int port = ExternalDnsServer.freePort();
+        int port = LoopbackPorts.pick();
         ServiceProcess p = new ServiceProcess(name, "dns-service", dir)
                 .property("meshdns.dns.port", String.valueOf(port))
                 .property("meshdns.dns.upstreams", knot.address())

@@ -1,14 +1,10 @@
 package io.meshdns.it.mesh;
 
+import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.it.testing.ServiceProcess;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,34 +32,23 @@ class ProgrammingLatencyTest {
         Path east = Files.createDirectories(dir.resolve("manifests/east"));
         Path file = east.resolve("db.yaml");
         Files.writeString(file, headless("10.1.0.5", Instant.now().minus(1, ChronoUnit.HOURS)));
-        try (ServiceProcess discovery = new ServiceProcess("discovery", "discovery-service", dir)
-                .property("meshdns.discovery.enabled-local-cluster", "false")
-                .property("meshdns.discovery.cluster-name", "east")
-                .property("meshdns.discovery.manifest-dirs", east.getParent().toString())
-                .property("meshdns.discovery.manifest-poll-interval", "100ms")
-                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
-                .property("meshdns.discovery.shared-token", TOKEN).start()) {
-            int port = ExternalDnsServer.freePort();
-            try (ServiceProcess node = new ServiceProcess("node", "dns-service", dir)
-                    .property("meshdns.dns.port", String.valueOf(port))
-                    .property("meshdns.dns.upstreams", "127.0.0.1:9")
-                    .property("meshdns.dns.discovery-url", discovery.httpUrl())
-                    .property("meshdns.dns.discovery-token", TOKEN)
-                    .property("meshdns.dns.cluster-name", "east").start()) {
-                Dns dns = new Dns(port);
-                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-                        .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.5")));
-                assertEquals(0, count(node), "the first snapshot's slices are old news, not observed");
+        try (DiscoveryAndNode mesh = new DiscoveryAndNode(dir, east.getParent(), TOKEN)) {
+            mesh.discovery().property("meshdns.discovery.manifest-poll-interval", "100ms");
+            mesh.start();
+            ServiceProcess node = mesh.node();
+            Dns dns = mesh.dns();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                    .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.5")));
+            assertEquals(0, count(node), "the first snapshot's slices are old news, not observed");
 
-                Instant trigger = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-                Files.writeString(file, headless("10.1.0.6", trigger));
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-                        .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.6")));
-                await().atMost(Duration.ofSeconds(10)).until(() -> count(node) == 1);
-                double seconds = sum(node);
-                System.out.printf("programming latency: %.3f s from the trigger (whole seconds) to the node answering%n", seconds);
-                assertTrue(seconds >= 0 && seconds < 30, seconds + " s");
-            }
+            Instant trigger = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+            Files.writeString(file, headless("10.1.0.6", trigger));
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                    .until(() -> dns.a("db.shop.svc.cluster.local").equals(List.of("10.1.0.6")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> count(node) == 1);
+            double seconds = sum(node);
+            System.out.printf("programming latency: %.3f s from the trigger (whole seconds) to the node answering%n", seconds);
+            assertTrue(seconds >= 0 && seconds < 30, seconds + " s");
         }
     }
 
@@ -105,8 +90,7 @@ class ProgrammingLatencyTest {
     }
 
     private static double value(ServiceProcess node, Pattern p) throws Exception {
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.httpUrl() + "/q/metrics"))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        String metrics = node.get("/q/metrics", null, Duration.ofSeconds(10)).body();
         Matcher m = p.matcher(metrics);
         if (!m.find()) throw new AssertionError("no " + p.pattern() + " in the node's metrics");
         return Double.parseDouble(m.group(1));

@@ -1,16 +1,12 @@
 package io.meshdns.it.mesh;
 
+import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
-import io.meshdns.it.testing.ServiceProcess;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,8 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ServiceEntryHostsTest {
     private static final String TOKEN = "se-hosts-token";
     private Path dir;
-    private ServiceProcess discovery;
-    private ServiceProcess node;
+    private DiscoveryAndNode mesh;
     private Dns dns;
 
     @BeforeAll
@@ -74,28 +69,14 @@ class ServiceEntryHostsTest {
                   endpoints: [{address: 192.0.2.61}]
                   ports: [{number: 80, name: http, protocol: HTTP}]
                 """);
-        discovery = new ServiceProcess("discovery", "discovery-service", dir)
-                .property("meshdns.discovery.enabled-local-cluster", "false")
-                .property("meshdns.discovery.cluster-name", "east")
-                .property("meshdns.discovery.manifest-dirs", east.getParent().toString())
-                .property("meshdns.discovery.vip-file", dir.resolve("vips.txt").toString())
-                .property("meshdns.discovery.shared-token", TOKEN)
-                .start();
-        int port = ExternalDnsServer.freePort();
-        node = new ServiceProcess("node", "dns-service", dir)
-                .property("meshdns.dns.port", String.valueOf(port))
-                .property("meshdns.dns.upstreams", "127.0.0.1:9")
-                .property("meshdns.dns.discovery-url", discovery.httpUrl())
-                .property("meshdns.dns.discovery-token", TOKEN)
-                .property("meshdns.dns.cluster-name", "east")
-                .start();
-        dns = new Dns(port);
+        mesh = new DiscoveryAndNode(dir, east.getParent(), TOKEN);
+        mesh.start();
+        dns = mesh.dns();
     }
 
     @AfterAll
     void stop() {
-        if (node != null) node.close();
-        if (discovery != null) discovery.close();
+        if (mesh != null) mesh.close();
     }
 
     @Test
@@ -113,9 +94,7 @@ class ServiceEntryHostsTest {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
                 .until(() -> !dns.a("dup.example").isEmpty());
         assertEquals(List.of("192.0.2.61"), dns.a("dup.example"), "zeta (2024) is older than alpha (2025)");
-        HttpResponse<String> explain = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(node.httpUrl() + "/v1/explain?name=dup.example&type=A")).timeout(Duration.ofSeconds(10)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> explain = mesh.node().get("/v1/explain?name=dup.example&type=A", null, Duration.ofSeconds(10));
         assertEquals(200, explain.statusCode(), explain.body());
         String body = explain.body();
         assertTrue(body.matches("(?s).*\\{[^}]*\"name\":\"zeta\",\"role\":\"answers\"[^}]*}.*"), body);

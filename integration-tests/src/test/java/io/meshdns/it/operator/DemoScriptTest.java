@@ -1,7 +1,7 @@
 package io.meshdns.it.operator;
 
 import com.sun.net.httpserver.HttpServer;
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -90,9 +90,9 @@ class DemoScriptTest {
         Path log = state.resolve("demo-output.txt");
         ProcessBuilder pb = new ProcessBuilder(root.resolve("bin/demo").toString()).directory(root.toFile())
                 .redirectErrorStream(true).redirectOutput(log.toFile());
-        pb.environment().put("MESHDNS_PORT", String.valueOf(ExternalDnsServer.freePort()));
-        pb.environment().put("MESHDNS_HTTP_PORT", String.valueOf(ExternalDnsServer.freePort()));
-        pb.environment().put("MESHDNS_DISCOVERY_PORT", String.valueOf(ExternalDnsServer.freePort()));
+        pb.environment().put("MESHDNS_PORT", String.valueOf(LoopbackPorts.pick()));
+        pb.environment().put("MESHDNS_HTTP_PORT", String.valueOf(LoopbackPorts.pick()));
+        pb.environment().put("MESHDNS_DISCOVERY_PORT", String.valueOf(LoopbackPorts.pick()));
         pb.environment().put("MESHDNS_DEMO_STATE", state.toString());
         pb.environment().put("MESHDNS_DEMO_BUILD", "0");
         pb.environment().put("MESHDNS_DEMO_START_TIMEOUT", "60");

@@ -1,6 +1,6 @@
 package io.meshdns.it.operator;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,18 +29,18 @@ class ExamplesTest {
 
     @Test
     void slimeLazyload() throws Exception {
-        int dns = ExternalDnsServer.freePort();
+        int dns = LoopbackPorts.pick();
         runExample("examples/slime-lazyload", Map.of(
                 "MESHDNS_PORT", String.valueOf(dns),
-                "MESHDNS_HTTP_PORT", String.valueOf(ExternalDnsServer.freePort()),
-                "MESHDNS_DISCOVERY_PORT", String.valueOf(ExternalDnsServer.freePort())),
+                "MESHDNS_HTTP_PORT", String.valueOf(LoopbackPorts.pick()),
+                "MESHDNS_DISCOVERY_PORT", String.valueOf(LoopbackPorts.pick())),
                 Map.of("-p 5354 ", "-p " + dns + " "), "lazyload example: ready");
     }
 
     @Test
     void nsmInterdomain() throws Exception {
-        int dns1 = ExternalDnsServer.freePort();
-        int dns2 = ExternalDnsServer.freePort();
+        int dns1 = LoopbackPorts.pick();
+        int dns2 = LoopbackPorts.pick();
         int http = freeRange(4);
         runExample("examples/nsm-interdomain", Map.of(
                 "MESHDNS_DNS1_PORT", String.valueOf(dns1),
@@ -53,7 +53,7 @@ class ExamplesTest {
     /** The first of {@code n} consecutive free TCP ports (the NSM script numbers its four HTTP ports from one base). */
     private static int freeRange(int n) throws java.io.IOException {
         for (int attempt = 0; attempt < 50; attempt++) {
-            int base = ExternalDnsServer.freePort();
+            int base = LoopbackPorts.pick();
             boolean free = true;
             for (int i = 1; i < n && free; i++) {
                 try (java.net.ServerSocket s = new java.net.ServerSocket(base + i, 1, java.net.InetAddress.getLoopbackAddress())) {

@@ -54,11 +54,7 @@ class ExplainEndpointTest {
     @AfterAll
     static void stop() {
         if (services != null) services.close();
-        try {
-            if (upstream != null) upstream.close();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
+        if (upstream != null) upstream.close();
     }
 
     /** Asked as a pod (its address as {@code client}): its namespace decides exportTo and the search path. */

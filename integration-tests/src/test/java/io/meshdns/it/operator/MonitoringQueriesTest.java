@@ -11,7 +11,6 @@ import org.xbill.DNS.Lookup;
 import org.xbill.DNS.SimpleResolver;
 import org.xbill.DNS.Type;
 
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,9 +51,7 @@ class MonitoringQueriesTest {
     static void scrapeTheRunningServices() throws Exception {
         services = new RunningServices(state);
         // traffic, so that every per-query series exists: a mesh name, a name of the example zone, a forwarded one
-        SimpleResolver resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
-        resolver.setPort(services.dnsPort);
-        resolver.setTimeout(Duration.ofSeconds(3));
+        SimpleResolver resolver = services.dnsResolver();
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() -> {
             Lookup l = new Lookup("reviews.shop.svc.cluster.local.", Type.A);
             l.setResolver(resolver);

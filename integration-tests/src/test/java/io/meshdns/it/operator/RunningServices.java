@@ -1,14 +1,15 @@
 package io.meshdns.it.operator;
 
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.meshdns.it.testing.BuiltinExposure;
 import io.meshdns.testsupport.LogLines;
 import io.meshdns.testsupport.QuarkusJarProcess;
+import org.xbill.DNS.SimpleResolver;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -78,31 +79,9 @@ final class RunningServices implements AutoCloseable {
                 Map.entry("meshdns.dns.explain.token", EXPLAIN_TOKEN)));
         dnsPort = dns.awaitPort(LogLines.DNS_SERVICE_PORT, Duration.ofSeconds(90));
         dnsHttp = dns.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(30));
-        exposure = start("exposure-service", Map.ofEntries(
-                Map.entry("meshdns.exposure.policy", "sync"),
-                Map.entry("meshdns.exposure.owner-id", "operator-test"),
-                Map.entry("meshdns.exposure.provider", "builtin"),
-                Map.entry("meshdns.exposure.builtin.targets", "127.0.0.1:" + dnsPort),
-                Map.entry("meshdns.exposure.rfc2136.zones", DOMAIN),
-                Map.entry("meshdns.exposure.rfc2136.tsig-key-name", "exposure"),
-                Map.entry("meshdns.exposure.rfc2136.tsig-secret", SECRET),
-                Map.entry("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha256"),
-                Map.entry("meshdns.exposure.default-domain", DOMAIN),
-                Map.entry("meshdns.exposure.domain-filters", DOMAIN),
-                Map.entry("meshdns.exposure.sources", "service"),
-                Map.entry("meshdns.exposure.interval", "2s"),
-                Map.entry("meshdns.exposure.debounce", "200ms"),
-                Map.entry("meshdns.exposure.leader-election.enabled", "false"),
-                Map.entry("quarkus.kubernetes-client.master-url", kubernetes.url("/")),
-                Map.entry("quarkus.kubernetes-client.trust-certs", "true"),
-                Map.entry("quarkus.kubernetes-client.devservices.enabled", "false")));
+        exposure = start("exposure-service", BuiltinExposure.properties("operator-test", dnsPort, DOMAIN, SECRET, kubernetes.url("/")));
         exposureHttp = exposure.awaitPort(LogLines.QUARKUS_HTTP_PORT, Duration.ofSeconds(90));
-        Service registry = new ServiceBuilder()
-                .withNewMetadata().withName("registry").withNamespace("nsm-system")
-                .addToAnnotations("meshdns.io/expose", "true").addToAnnotations("meshdns.io/srv-port", "registry").endMetadata()
-                .withNewSpec().withType("LoadBalancer").addNewPort().withName("registry").withPort(5002).withProtocol("TCP").endPort().endSpec()
-                .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.10").endIngress().endLoadBalancer().endStatus()
-                .build();
+        Service registry = BuiltinExposure.nsmRegistry("203.0.113.10");
         client.services().inNamespace("nsm-system").resource(registry).create();
         client.services().inNamespace("nsm-system").resource(registry).updateStatus();
     }
@@ -125,6 +104,14 @@ final class RunningServices implements AutoCloseable {
             throw new AssertionError("GET " + url + ": " + r.statusCode() + "\n" + r.body());
         }
         return r.body();
+    }
+
+    /** A resolver asking dns-service on its DNS port (3 s timeout). */
+    SimpleResolver dnsResolver() {
+        SimpleResolver resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
+        resolver.setPort(dnsPort);
+        resolver.setTimeout(Duration.ofSeconds(3));
+        return resolver;
     }
 
     String outputs() {

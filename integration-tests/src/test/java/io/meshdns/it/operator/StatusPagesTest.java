@@ -41,9 +41,7 @@ class StatusPagesTest {
     @BeforeAll
     static void start() throws Exception {
         services = new RunningServices(state);
-        SimpleResolver resolver = new SimpleResolver(InetAddress.getLoopbackAddress());
-        resolver.setPort(services.dnsPort);
-        resolver.setTimeout(Duration.ofSeconds(3));
+        SimpleResolver resolver = services.dnsResolver();
         try {
             // the node follows the catalog, and exposure has published its Service into dns-service's dynamic zone
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() ->

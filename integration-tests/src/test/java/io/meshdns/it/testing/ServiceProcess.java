@@ -1,6 +1,6 @@
 package io.meshdns.it.testing;
 
-import io.meshdns.testsupport.upstream.ExternalDnsServer;
+import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 
@@ -31,7 +31,7 @@ public final class ServiceProcess implements AutoCloseable {
     public ServiceProcess(String name, String module, Path logDir) {
         this.name = name;
         this.log = logDir.resolve(name + ".log");
-        this.httpPort = ExternalDnsServer.freePort();
+        this.httpPort = LoopbackPorts.pick();
         this.launch = QuarkusJarProcess.module(module).jvmOptions(QuarkusJarProcess.FAST_START_JVM).logFile(log)
                 .property("quarkus.http.host", "127.0.0.1")
                 .property("quarkus.http.port", String.valueOf(httpPort))
@@ -83,7 +83,12 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public HttpResponse<String> get(String path, String bearer) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(httpUrl() + path)).timeout(Duration.ofSeconds(5));
+        return get(path, bearer, Duration.ofSeconds(5));
+    }
+
+    /** GET with a longer {@code timeout} for answers that take a while to build (explain). */
+    public HttpResponse<String> get(String path, String bearer, Duration timeout) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(httpUrl() + path)).timeout(timeout);
         if (bearer != null) b.header("Authorization", "Bearer " + bearer);
         return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
     }

@@ -31,6 +31,16 @@ public final class UnboundServer extends ChildProcess {
         this.localData = List.copyOf(localData);
     }
 
+    /**
+     * The {@code server:} options (two-space indented lines, no trailing newline) that keep Unbound a plain child of
+     * the test: in the foreground, no chroot, no user switch, no pid file, logging to stderr, IPv4 only, its files
+     * in {@code dir}. For a test that writes an Unbound config of its own.
+     */
+    public static String foregroundOptions(Path dir) {
+        return String.join("\n", "  do-ip6: no", "  do-daemonize: no", "  username: \"\"", "  chroot: \"\"",
+                "  directory: \"" + dir + "\"", "  pidfile: \"\"", "  use-syslog: no", "  logfile: \"\"");
+    }
+
     public int port() {
         return port;
     }
@@ -47,20 +57,13 @@ public final class UnboundServer extends ChildProcess {
                   tls-port: %2$d
                   tls-service-key: "%3$s"
                   tls-service-pem: "%4$s"
-                  do-ip6: no
-                  do-daemonize: no
-                  username: ""
-                  chroot: ""
-                  directory: "%5$s"
-                  pidfile: ""
-                  use-syslog: no
-                  logfile: ""
+                %5$s
                   verbosity: 1
                   access-control: 127.0.0.0/8 allow
                   module-config: "iterator"
                   incoming-num-tcp: 64
                   tcp-idle-timeout: 30000
-                """.formatted(port, tlsPort, key, cert, dir));
+                """.formatted(port, tlsPort, key, cert, foregroundOptions(dir)));
         for (String data : localData) {
             String owner = data.trim().split("\\s+")[0];
             String zone = owner.substring(owner.indexOf('.') + 1);
