@@ -15,7 +15,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Stands for the VIP allocator's Lease (fabric8's {@code LeaderElector} with a {@code LeaseLock}) for as long as
+ * Who leads: stands for the VIP allocator's Lease (fabric8's {@code LeaderElector} with a {@code LeaseLock}) for as long as
  * the process runs: fabric8's elector ends after losing the Lease, so it stands again. The callbacks run on
  * fabric8's threads.
  */
@@ -73,16 +73,20 @@ final class VipLeadership implements AutoCloseable {
         return "Lease " + namespace + "/" + config.leaseName();
     }
 
-    void start() {
-        stand();
-    }
-
     /**
-     * Waits (at most {@code max}) until this replica either leads or has seen another leader, so the first
-     * catalog version is built in the right role.
+     * Stands for the Lease and waits (at most a lease duration and a retry period) until this replica either leads
+     * or has seen another leader, so the first catalog version is built in the right role.
      */
-    boolean awaitFirstOutcome(Duration max) throws InterruptedException {
-        return firstOutcome.await(max.toMillis(), TimeUnit.MILLISECONDS);
+    void standAndAwaitRole() {
+        stand();
+        Duration wait = config.leaseDuration().plus(config.retryPeriod());
+        try {
+            if (!firstOutcome.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warnf("no leader of %s seen within %s: following the ConfigMap meanwhile", describe(), wait);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void stand() {

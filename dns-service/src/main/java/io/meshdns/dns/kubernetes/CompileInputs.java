@@ -2,14 +2,18 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.base.Names;
 
+import io.meshdns.model.Catalog;
+import io.meshdns.model.ClusterStatus;
 import org.xbill.DNS.Name;
 
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What every record builder reads besides its own catalog entries: the node's settings, the local cluster,
@@ -33,17 +37,63 @@ final class CompileInputs {
     private final Map<String, Name> nsSuffixes = new HashMap<>();
     private final Map<String, Name> srvPrefixes = new HashMap<>();
 
-    CompileInputs(MeshSettings settings, String local, Map<String, List<InetAddress>> gateways, Set<Name> suffixZones,
-                  Set<String> dropped, Set<String> unhealthy) {
-        this.dropped = Set.copyOf(dropped);
-        this.unhealthy = Set.copyOf(unhealthy);
+    CompileInputs(MeshSettings settings, Context context, Set<Name> suffixZones) {
+        this.dropped = Set.copyOf(context.dropped());
+        this.unhealthy = Set.copyOf(context.unhealthy());
         this.settings = settings;
-        this.local = local;
-        this.gateways = gateways;
+        this.local = context.local();
+        this.gateways = context.gateways();
         this.ttl = settings.ttl();
         this.zone = settings.clusterDomain();
         this.clusterset = settings.clustersetDomain();
         this.suffixZones = Set.copyOf(suffixZones);
+    }
+
+    /**
+     * Everything a name's records depend on besides its own entries, read from the catalog's cluster list and the
+     * settings: when it changes, the compiler recompiles everything.
+     *
+     * @param local     the local cluster; null: every cluster counts as local (a catalog that marks none)
+     * @param gateways  each cluster's east-west gateway addresses, with the node's overrides
+     * @param dropped   stale remote clusters left out ({@code stale-clusters=drop})
+     * @param unhealthy remote clusters stale or with their gateway down ({@code unhealthy-clusters=drop})
+     */
+    record Context(String local, Map<String, List<InetAddress>> gateways, Set<String> dropped, Set<String> unhealthy) {
+        static Context of(MeshSettings settings, Catalog catalog) {
+            String local = localCluster(settings, catalog);
+            Map<String, List<InetAddress>> gateways = new HashMap<>();
+            for (ClusterStatus c : catalog.clusters()) {
+                List<InetAddress> ips = new ArrayList<>();
+                for (String g : c.gatewayAddresses()) {
+                    InetAddress ip = Names.ip(g);
+                    if (ip != null) ips.add(ip);
+                }
+                gateways.put(c.name(), ips);
+            }
+            gateways.putAll(settings.gatewayOverrides());
+            Set<String> dropped = new TreeSet<>();
+            if (settings.dropStaleClusters()) {
+                for (ClusterStatus c : catalog.clusters()) {
+                    if (c.stale() && !c.name().equals(local)) dropped.add(c.name());
+                }
+            }
+            Set<String> unhealthy = new TreeSet<>();
+            if (settings.dropUnhealthyClusters()) {
+                for (ClusterStatus c : catalog.clusters()) {
+                    boolean down = c.stale() || Boolean.FALSE.equals(c.gatewayHealthy());
+                    if (down && !c.name().equals(local)) unhealthy.add(c.name());
+                }
+            }
+            return new Context(local, gateways, dropped, unhealthy);
+        }
+
+        private static String localCluster(MeshSettings settings, Catalog catalog) {
+            if (settings.localCluster() != null && !settings.localCluster().isBlank()) return settings.localCluster();
+            for (ClusterStatus c : catalog.clusters()) {
+                if (c.local()) return c.name();
+            }
+            return null; // no cluster is marked local: every cluster counts as local (single-cluster catalogs)
+        }
     }
 
     boolean isLocal(String cluster) {

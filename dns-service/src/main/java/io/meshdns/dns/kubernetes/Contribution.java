@@ -35,6 +35,8 @@ final class Contribution {
     String nodeZone;
     /** The {@code <svc>.<ns>.svc.<zone>} a Service holds (null for other contributors, or a group without a Service). */
     Name serviceName;
+    /** The placeholder Service's addresses, set only by that Service's name (empty: the fixed address applies). */
+    List<InetAddress> placeholderAddresses;
     private final List<String> warnings;
 
     Contribution(List<String> warnings) {

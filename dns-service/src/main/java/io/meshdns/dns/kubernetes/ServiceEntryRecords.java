@@ -4,11 +4,12 @@ import io.meshdns.dns.base.Names;
 
 import io.meshdns.dns.snapshot.MeshIndex.ExportScope;
 import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.Kind;
 import org.xbill.DNS.Name;
 
 import java.net.InetAddress;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,22 +29,52 @@ import java.util.function.Predicate;
  * holds. One over a Kubernetes zone ({@code *.shop.svc.cluster.local}, {@code *.svc.clusterset.local}) would
  * shadow the Service names and the NXDOMAINs the spec requires: it is refused with a warning, never answered.
  */
-final class ServiceEntryRecords {
-    private ServiceEntryRecords() {
+final class ServiceEntryRecords implements KindRecords<String> {
+    @Override
+    public Set<Kind> kinds() {
+        return Set.of(Kind.SERVICE_ENTRY);
     }
 
-    /** {@link HostPrecedence}: the same order on every node of a cluster. */
-    static Comparator<CatalogEntry.ServiceEntry> order(CompileInputs in) {
-        return HostPrecedence.order(in::isLocal);
+    /** Every host the entry names: one contributor per host, shared by every entry naming it. */
+    @Override
+    public Collection<String> contributors(CatalogEntry entry) {
+        if (!(entry instanceof CatalogEntry.ServiceEntry se)) return List.of();
+        List<String> hosts = new ArrayList<>(se.hosts().size());
+        for (String raw : se.hosts()) hosts.add(key(raw));
+        return hosts;
+    }
+
+    @Override
+    public String id(String host) {
+        return "host " + host;
+    }
+
+    /** A Service appearing or going away re-checks the host of its name (a Service wins over the host). */
+    @Override
+    public String shadowedBy(Name serviceName) {
+        return key(serviceName.toString());
+    }
+
+    /** One host from every entry naming it, outside dropped clusters and (while a healthy one names it) unhealthy ones. */
+    @Override
+    public void build(String host, List<CatalogEntry> fed, CompileInputs in, Predicate<Name> serviceNames, Contribution out) {
+        List<CatalogEntry.ServiceEntry> entries = new ArrayList<>();
+        for (CatalogEntry e : fed) {
+            if (e instanceof CatalogEntry.ServiceEntry se && !in.dropped.contains(se.cluster())) entries.add(se);
+        }
+        Set<String> left = ClusterHealthPolicy.leftOut(in.unhealthy, entries.stream().map(CatalogEntry.ServiceEntry::cluster).toList());
+        entries.removeIf(se -> left.contains(se.cluster()));
+        entries.sort(HostPrecedence.order(in::isLocal)); // the same order on every node of a cluster
+        build(in, host, entries, serviceNames, out);
     }
 
     /**
      * @param host          the host, lower case, without trailing dot
-     * @param entries       every entry naming it, in {@link #order} order
+     * @param entries       every entry naming it, in {@link HostPrecedence} order
      * @param serviceExists whether a Kubernetes Service holds a name (it wins over a ServiceEntry host in the cluster domain)
      */
-    static void build(CompileInputs in, String host, List<CatalogEntry.ServiceEntry> entries, Predicate<Name> serviceExists,
-                      Contribution out) {
+    private static void build(CompileInputs in, String host, List<CatalogEntry.ServiceEntry> entries, Predicate<Name> serviceExists,
+                              Contribution out) {
         if (entries.isEmpty()) return;
         Name owner = Names.under(host, Name.root);
         if (owner == null) {
