@@ -2,10 +2,9 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.model.Kind;
 
-import java.util.Collections;
-import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 
 /**
  * The one table of record builders: which {@link KindRecords} reads each catalog {@link Kind}, and the order
@@ -17,31 +16,25 @@ final class MeshKinds {
      * In compile order: a builder may read what a builder above it put in the index during the same operation
      * (ServiceEntry hosts read which names Services hold, and a Service appearing re-checks the host it shadows).
      */
-    static final List<KindRecords<?>> IN_COMPILE_ORDER = List.of(
+    static final List<KindRecords<?>> IN_COMPILE_ORDER = everyKindOnce(List.of(
             new NamespaceRecords(),
             new ServiceNameRecords(),
             new PodRecords(),
-            new ServiceEntryRecords());
-
-    private static final Map<Kind, KindRecords<?>> BY_KIND = byKind();
+            new ServiceEntryRecords()));
 
     private MeshKinds() {
     }
 
-    static KindRecords<?> of(Kind kind) {
-        return BY_KIND.get(kind);
-    }
-
-    private static Map<Kind, KindRecords<?>> byKind() {
-        Map<Kind, KindRecords<?>> byKind = new EnumMap<>(Kind.class);
-        for (KindRecords<?> builder : IN_COMPILE_ORDER) {
+    private static List<KindRecords<?>> everyKindOnce(List<KindRecords<?>> builders) {
+        Set<Kind> seen = EnumSet.noneOf(Kind.class);
+        for (KindRecords<?> builder : builders) {
             for (Kind kind : builder.kinds()) {
-                if (byKind.put(kind, builder) != null) throw new IllegalStateException(kind + " has two record builders");
+                if (!seen.add(kind)) throw new IllegalStateException(kind + " has two record builders");
             }
         }
         for (Kind kind : Kind.values()) {
-            if (!byKind.containsKey(kind)) throw new IllegalStateException(kind + " has no record builder in MeshKinds");
+            if (!seen.contains(kind)) throw new IllegalStateException(kind + " has no record builder in MeshKinds");
         }
-        return Collections.unmodifiableMap(byKind);
+        return builders;
     }
 }

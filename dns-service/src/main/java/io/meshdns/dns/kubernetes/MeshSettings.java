@@ -8,6 +8,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * The node's naming policy, as plain values: what {@link MeshZoneCompiler} and {@link MeshAnswerPolicy}
@@ -76,48 +77,95 @@ public record MeshSettings(Name clusterDomain, Name clustersetDomain, String loc
     }
 
     public MeshSettings withLocalCluster(String cluster) {
-        return new MeshSettings(clusterDomain, clustersetDomain, cluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.localCluster = cluster);
     }
 
     public MeshSettings withRemotePolicy(RemoteServicePolicy p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, p, gatewayOverrides, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.remotePolicy = p);
     }
 
     public MeshSettings withGatewayOverrides(Map<String, List<InetAddress>> g) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, g, pods, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.gatewayOverrides = g);
     }
 
     public MeshSettings withPods(PodRecords p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, p, ttl, spread, placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.pods = p);
     }
 
     public MeshSettings withPlaceholder(Placeholder p) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, p, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.placeholder = p);
     }
 
     public MeshSettings withClustersetPerClusterNames(boolean on) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, on, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.clustersetPerClusterNames = on);
     }
 
     public MeshSettings withDropStaleClusters(boolean drop) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, drop, dropUnhealthyClusters, locality);
+        return with(b -> b.dropStaleClusters = drop);
     }
 
     public MeshSettings withDropUnhealthyClusters(boolean drop) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, drop, locality);
+        return with(b -> b.dropUnhealthyClusters = drop);
     }
 
     public MeshSettings withLocality(Locality l) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters, dropUnhealthyClusters, l);
+        return with(b -> b.locality = l);
     }
 
     public MeshSettings withDefaultExportTo(List<String> scopes) {
-        return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread, placeholder, autopath,
-                failoverToRemote, clustersetPerClusterNames, scopes, dropStaleClusters, dropUnhealthyClusters, locality);
+        return with(b -> b.defaultExportTo = scopes);
+    }
+
+    /** These settings with {@code change} applied, checked like any others (the canonical constructor). */
+    private MeshSettings with(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** Every field as a slot, for {@link #with}: the one place that lists them all, so each withX is one line. */
+    private static final class Copy {
+        Name clusterDomain;
+        Name clustersetDomain;
+        String localCluster;
+        RemoteServicePolicy remotePolicy;
+        Map<String, List<InetAddress>> gatewayOverrides;
+        PodRecords pods;
+        long ttl;
+        Spread spread;
+        Placeholder placeholder;
+        boolean autopath;
+        boolean failoverToRemote;
+        boolean clustersetPerClusterNames;
+        List<String> defaultExportTo;
+        boolean dropStaleClusters;
+        boolean dropUnhealthyClusters;
+        Locality locality;
+
+        Copy(MeshSettings s) {
+            clusterDomain = s.clusterDomain;
+            clustersetDomain = s.clustersetDomain;
+            localCluster = s.localCluster;
+            remotePolicy = s.remotePolicy;
+            gatewayOverrides = s.gatewayOverrides;
+            pods = s.pods;
+            ttl = s.ttl;
+            spread = s.spread;
+            placeholder = s.placeholder;
+            autopath = s.autopath;
+            failoverToRemote = s.failoverToRemote;
+            clustersetPerClusterNames = s.clustersetPerClusterNames;
+            defaultExportTo = s.defaultExportTo;
+            dropStaleClusters = s.dropStaleClusters;
+            dropUnhealthyClusters = s.dropUnhealthyClusters;
+            locality = s.locality;
+        }
+
+        MeshSettings build() {
+            return new MeshSettings(clusterDomain, clustersetDomain, localCluster, remotePolicy, gatewayOverrides, pods, ttl, spread,
+                    placeholder, autopath, failoverToRemote, clustersetPerClusterNames, defaultExportTo, dropStaleClusters,
+                    dropUnhealthyClusters, locality);
+        }
     }
 
     /**
