@@ -5,6 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
+import io.meshdns.model.CatalogEntry;
+import io.meshdns.model.CatalogSnapshot;
+import io.meshdns.model.WatchEvent;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -59,6 +62,35 @@ class NativeImageInputsTest {
             if (included.stream().noneMatch(p -> p.matcher(resource).matches())) missing.add(resource);
         }
         assertEquals(List.of(), missing, module + ": resources of ours a native image would not contain");
+    }
+
+    /**
+     * The catalog's wire types are registered for reflection where they are read and written with Jackson: every
+     * kind's entry (found by the in-repo extension from the sealed interface, so a new kind needs no line), and the
+     * messages that carry them. Unregistered, a native node would read every entry of that kind as nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dns-service", "discovery-service"})
+    void everyCatalogWireTypeIsRegisteredForReflection(String module) throws IOException {
+        Set<String> registered = reflectiveClasses(target(module));
+        List<String> missing = new ArrayList<>();
+        List<Class<?>> wire = new ArrayList<>(List.of(CatalogEntry.class.getPermittedSubclasses()));
+        wire.addAll(List.of(CatalogEntry.class, CatalogSnapshot.class, WatchEvent.class));
+        for (Class<?> type : wire) {
+            if (!registered.contains(type.getName())) missing.add(type.getName());
+        }
+        assertEquals(List.of(), missing, module + ": wire types a native image could not read");
+    }
+
+    /** The class names of reflect-config.json in the runner jar of native-sources. */
+    private static Set<String> reflectiveClasses(Path target) throws IOException {
+        try (JarFile jar = new JarFile(runnerJar(target).toFile())) {
+            JarEntry entry = jar.getJarEntry("META-INF/native-image/reflect-config.json");
+            assertTrue(entry != null, target + ": the runner jar has no reflect-config.json");
+            Set<String> names = new TreeSet<>();
+            for (JsonNode type : JSON.readTree(jar.getInputStream(entry))) names.add(type.path("name").asText());
+            return names;
+        }
     }
 
     /**
@@ -134,11 +166,7 @@ class NativeImageInputsTest {
 
     /** The regular expressions of resource-config.json's includes in the runner jar of native-sources. */
     private static List<Pattern> includedResources(Path target) throws IOException {
-        Path runner;
-        try (Stream<Path> files = Files.list(target.resolve("native-sources"))) {
-            runner = files.filter(p -> p.getFileName().toString().endsWith("-runner.jar")).findFirst()
-                    .orElseThrow(() -> new AssertionError("no runner jar in " + target.resolve("native-sources")));
-        }
+        Path runner = runnerJar(target);
         try (JarFile jar = new JarFile(runner.toFile())) {
             JarEntry entry = jar.getJarEntry("META-INF/native-image/resource-config.json");
             assertTrue(entry != null, runner + " has no resource-config.json");
@@ -149,6 +177,13 @@ class NativeImageInputsTest {
                 if (include.has("glob")) patterns.add(Pattern.compile(globToRegex(include.get("glob").asText())));
             }
             return patterns;
+        }
+    }
+
+    private static Path runnerJar(Path target) throws IOException {
+        try (Stream<Path> files = Files.list(target.resolve("native-sources"))) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-runner.jar")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no runner jar in " + target.resolve("native-sources")));
         }
     }
 

@@ -4,6 +4,7 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.GeneratedResourceBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.ReflectiveClassBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.RuntimeInitializedClassBuildItem;
 import io.quarkus.deployment.pkg.builditem.CurateOutcomeBuildItem;
 import io.quarkus.maven.dependency.ArtifactKey;
@@ -14,8 +15,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Build step of the dnsjava native-image support: which dnsjava classes are initialised at run time
- * ({@link DnsjavaClassification}). dnsjava's resolver services are removed by the runtime module's extension
+ * Build steps of the native-image support: which dnsjava classes are initialised at run time
+ * ({@link DnsjavaClassification}), and the catalog's wire types registered for reflection ({@link WireModelTypes}). dnsjava's resolver services are removed by the runtime module's extension
  * descriptor ({@code removed-resources.dnsjava:dnsjava}), which Quarkus applies in every launch mode.
  *
  * <p>The classification is written to {@value #LISTING} in the application (one line per class:
@@ -70,6 +71,22 @@ public final class DnsjavaNativeProcessor {
             }
         });
         listing.produce(new GeneratedResourceBuildItem(LISTING, text.toString().getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /**
+     * The catalog's wire types ({@link WireModelTypes}) for reflection, in every application that carries
+     * record-model: discovery writes them and the nodes read them with Jackson, and a native image answers a
+     * type it was not told about with an empty object. Derived from the model, so a new kind needs no line here.
+     */
+    @BuildStep
+    void wireModel(CurateOutcomeBuildItem curate, BuildProducer<ReflectiveClassBuildItem> reflective) {
+        try (java.net.URLClassLoader application = runtimeClassPath(curate)) {
+            WireModelTypes.of(application).ifPresent(types -> reflective.produce(ReflectiveClassBuildItem
+                    .builder(types.toArray(String[]::new)).constructors().methods().fields()
+                    .reason("meshdns catalog wire model (Jackson)").build()));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static void classifyLoadable(Map<String, String> runtime, ClassLoader application,
