@@ -8,22 +8,26 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.net.StandardSocketOptions;
 
 /**
- * Which Netty transport dns-service's own sockets use (the DNS listeners and the forwarder's upstream UDP pool), in
- * one place: epoll wherever its native library loads ({@link Epoll#isAvailable()}), NIO otherwise. Never Vert.x's
- * choice: in a native image Quarkus puts Vert.x on the JDK transport whatever {@code quarkus.vertx.prefer-native-transport}
- * says, so sockets on Vert.x's loops would pay one recvfrom and one sendto per datagram there. Each user opens its
- * event loops from here and its channels from the same constant, so a channel never lands on a loop of the other kind.
+ * Which Netty transport dns-service's own sockets use (the DNS listeners, the forwarder's upstream UDP pool and its
+ * TCP and TLS upstream connections), in one place: epoll wherever its native library loads
+ * ({@link Epoll#isAvailable()}), NIO otherwise. Never Vert.x's choice: in a native image Quarkus puts Vert.x on the JDK
+ * transport whatever {@code quarkus.vertx.prefer-native-transport} says, so sockets on Vert.x's loops would pay one
+ * recvfrom and one sendto per datagram there. Each user opens its event loops from here and its channels from the
+ * same constant, so a channel never lands on a loop of the other kind.
  */
 public enum SocketTransport {
     EPOLL, NIO;
@@ -52,6 +56,11 @@ public enum SocketTransport {
     /** A TCP listening socket; on epoll of the given family, as for UDP. */
     public ServerChannel serverChannel(InternetProtocolFamily family) {
         return this == EPOLL ? new EpollServerSocketChannel(family) : new NioServerSocketChannel();
+    }
+
+    /** A TCP client socket (an upstream connection); on epoll of the given family, as for UDP. */
+    public SocketChannel socketChannel(InternetProtocolFamily family) {
+        return this == EPOLL ? new EpollSocketChannel(family) : new NioSocketChannel();
     }
 
     /** The socket option that sets SO_REUSEPORT on this transport's UDP sockets. */

@@ -1,13 +1,14 @@
 package io.meshdns.dns.forward;
 
-import io.netty.util.collection.IntObjectHashMap;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
-import io.vertx.core.net.NetSocket;
-import io.vertx.core.net.PemTrustOptions;
-import org.jboss.logging.Logger;
+import io.meshdns.dns.base.SocketTransport;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.InternetProtocolFamily;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Record;
 
@@ -16,9 +17,13 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 
@@ -34,32 +39,39 @@ import java.util.function.IntFunction;
  * refuses connections (it is restarting) again every {@value #RECONNECT_DELAY_MILLIS} ms, within the query's own
  * deadline. A fresh query to an upstream that refuses fails at once: the forwarder tries the next upstream.
  *
+ * <p>The connections are Netty channels of the DNS sockets' transport ({@link SocketTransport}: epoll wherever it
+ * loads, NIO otherwise) on the upstream UDP pool's event loops, not Vert.x's (which a native image keeps on the JDK
+ * transport). Connecting is bounded by the connect timeout (the TLS handshake too); TLS is Netty's {@code SslHandler}
+ * over the JDK's engine, trusting the {@code ca-file} (else the JDK's trust store), sending the upstream's server
+ * name (SNI) and checking the certificate against it as HTTPS does. One connection's framing, matching and idle close
+ * are {@link StreamConnection}'s; this class is the per-upstream pool and the queries' deadlines and retries.
+ *
  * <p>State per upstream is guarded by that upstream's {@link Pool}; socket callbacks run on the connection's
  * event loop, queries arrive from any listener thread.
  */
 final class StreamConnections implements AutoCloseable {
-    private static final Logger LOG = Logger.getLogger(StreamConnections.class);
     static final long RECONNECT_DELAY_MILLIS = 100;
 
-    private final Vertx vertx;
+    private final SocketTransport transport;
+    private final EventLoopGroup loops;
     private final ForwardSettings.StreamSettings settings;
-    private final NetClient plain;
-    private final NetClient tls;
+    private final int connectMillis;
     private final SecureRandom idRandom = new SecureRandom();
     private final Map<Upstream, Pool> pools = new HashMap<>();
+    /** Built at the first TLS connection; guarded by this. */
+    private SslContext tlsContext;
     private volatile boolean closed;
 
-    StreamConnections(Vertx vertx, ForwardSettings.StreamSettings settings, Duration connectTimeout) {
-        this.vertx = vertx;
+    /**
+     * @param transport the kind of {@code loops} (the channels must match it)
+     * @param loops event loops this class does not own: the caller stops them after {@link #close()}
+     */
+    StreamConnections(SocketTransport transport, EventLoopGroup loops, ForwardSettings.StreamSettings settings,
+                      Duration connectTimeout) {
+        this.transport = transport;
+        this.loops = loops;
         this.settings = settings;
-        int connectMillis = (int) Math.min(Integer.MAX_VALUE, connectTimeout.toMillis());
-        this.plain = vertx.createNetClient(new NetClientOptions().setConnectTimeout(connectMillis).setTcpNoDelay(true));
-        NetClientOptions tlsOptions = new NetClientOptions().setConnectTimeout(connectMillis).setTcpNoDelay(true)
-                .setSsl(true).setHostnameVerificationAlgorithm("HTTPS");
-        if (settings.caFile() != null) {
-            tlsOptions.setTrustOptions(new PemTrustOptions().addCertPath(settings.caFile().toString()));
-        }
-        this.tls = vertx.createNetClient(tlsOptions);
+        this.connectMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, connectTimeout.toMillis()));
     }
 
     /**
@@ -73,8 +85,13 @@ final class StreamConnections implements AutoCloseable {
             return result;
         }
         Pending p = new Pending(wireFor, question, result, System.nanoTime() + timeout.toNanos());
-        long timer = vertx.setTimer(Math.max(1, timeout.toMillis()), t -> p.expire(upstream, timeout));
-        result.whenComplete((r, e) -> vertx.cancelTimer(timer));
+        try {
+            var timer = loops.schedule(() -> p.expire(upstream, timeout), Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
+            result.whenComplete((r, e) -> timer.cancel(false));
+        } catch (RejectedExecutionException e) { // the loops are stopping
+            result.completeExceptionally(new IOException("forwarder closed", e));
+            return result;
+        }
         pool(upstream).send(p);
         return result;
     }
@@ -88,10 +105,69 @@ final class StreamConnections implements AutoCloseable {
         return out;
     }
 
+    /** The channel classes of the open connections: for the test that catches a silent fallback to NIO. */
+    Set<Class<?>> channelClasses() {
+        List<Pool> all;
+        synchronized (pools) {
+            all = new ArrayList<>(pools.values());
+        }
+        Set<Class<?>> classes = new HashSet<>();
+        for (Pool pool : all) {
+            synchronized (pool) {
+                for (StreamConnection c : pool.connections) {
+                    Class<?> type = c.channelClass();
+                    if (type != null) classes.add(type);
+                }
+            }
+        }
+        return classes;
+    }
+
     private Pool pool(Upstream upstream) {
         synchronized (pools) {
             return pools.computeIfAbsent(upstream, Pool::new);
         }
+    }
+
+    /** A bootstrap for one connection to {@code upstream}: its family's socket on the shared loops, connect timeout. */
+    Bootstrap bootstrap(Upstream upstream) {
+        InternetProtocolFamily family = upstream.isIpv6() ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
+        io.netty.channel.ChannelFactory<SocketChannel> sockets = () -> transport.socketChannel(family);
+        return new Bootstrap().group(loops).channelFactory(sockets)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
+                .option(ChannelOption.TCP_NODELAY, true);
+    }
+
+    int connectMillis() {
+        return connectMillis;
+    }
+
+    Duration idleTimeout() {
+        return settings.idleTimeout();
+    }
+
+    SecureRandom idRandom() {
+        return idRandom;
+    }
+
+    /**
+     * The client TLS context, built once: the JDK's engine, trusting the PEM {@code ca-file} when set (else the JDK's
+     * trust store), checking the peer's certificate against the name it is opened for as HTTPS does (RFC 2818).
+     */
+    synchronized SslContext tlsContext() throws IOException {
+        if (tlsContext == null) {
+            SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                    .endpointIdentificationAlgorithm("HTTPS");
+            if (settings.caFile() != null) {
+                try {
+                    builder.trustManager(settings.caFile().toFile());
+                } catch (IllegalArgumentException e) {
+                    throw new IOException("meshdns.dns.forward.tls.ca-file: " + e.getMessage(), e);
+                }
+            }
+            tlsContext = builder.build();
+        }
+        return tlsContext;
     }
 
     @Override
@@ -104,18 +180,17 @@ final class StreamConnections implements AutoCloseable {
         for (Pool pool : all) {
             pool.closeAll();
         }
-        plain.close();
-        tls.close();
     }
 
     /** One query waiting for its answer; {@link #retried} once it has been asked again after a broken connection. */
-    private static final class Pending {
+    static final class Pending {
         final IntFunction<byte[]> wireFor;
         final Record question;
         final CompletableFuture<Message> result;
         final long deadlineNanos;
         boolean retried;
-        Connection on;
+        /** The connection it is assigned to, and its ID there. Guarded by the pool. */
+        StreamConnection on;
         int id;
 
         Pending(IntFunction<byte[]> wireFor, Record question, CompletableFuture<Message> result, long deadlineNanos) {
@@ -126,7 +201,7 @@ final class StreamConnections implements AutoCloseable {
         }
 
         void expire(Upstream upstream, Duration timeout) {
-            Connection c = on;
+            StreamConnection c = on;
             if (c != null) {
                 c.forget(this);
             }
@@ -135,12 +210,16 @@ final class StreamConnections implements AutoCloseable {
     }
 
     /** The connections to one upstream. */
-    private final class Pool {
+    final class Pool {
         final Upstream upstream;
-        final List<Connection> connections = new ArrayList<>();
+        final List<StreamConnection> connections = new ArrayList<>();
 
         Pool(Upstream upstream) {
             this.upstream = upstream;
+        }
+
+        StreamConnections owner() {
+            return StreamConnections.this;
         }
 
         synchronized int size() {
@@ -148,203 +227,83 @@ final class StreamConnections implements AutoCloseable {
         }
 
         void send(Pending p) {
-            Connection c;
+            if (closed) {
+                p.result.completeExceptionally(new IOException("forwarder closed"));
+                return;
+            }
+            StreamConnection c;
+            boolean fresh;
             boolean queued;
             synchronized (this) {
                 c = pick();
+                fresh = c == null;
+                if (fresh) {
+                    c = new StreamConnection(this);
+                    connections.add(c);
+                }
                 p.on = c;
                 queued = c.assign(p);
             }
-            if (!queued) c.write(p);
+            // Opened outside the lock, once p is on it: a connect that fails at once hands p back through lost().
+            if (fresh) {
+                c.open();
+            } else if (!queued) {
+                c.write(p);
+            }
         }
 
-        /** The least busy connection under the in-flight cap; a new one while the pool has room; else the least busy. Holds this. */
-        private Connection pick() {
-            Connection best = null;
-            for (Connection c : connections) {
-                if (best == null || c.inFlight.size() < best.inFlight.size()) best = c;
+        /**
+         * The least busy connection under the in-flight cap; null (open a new one) while the pool has room; else the
+         * least busy. Holds this.
+         */
+        private StreamConnection pick() {
+            StreamConnection best = null;
+            for (StreamConnection c : connections) {
+                if (best == null || c.inFlight() < best.inFlight()) best = c;
             }
-            if (best != null && best.inFlight.size() < settings.maxInFlight()) {
+            if (best != null && best.inFlight() < settings.maxInFlight()) {
                 return best;
             }
-            if (best == null || connections.size() < settings.maxPerUpstream()) {
-                Connection fresh = new Connection(this);
-                connections.add(fresh);
-                fresh.open();
-                return fresh;
-            }
-            return best;
+            return best == null || connections.size() < settings.maxPerUpstream() ? null : best;
         }
 
-        /** A connection is gone: its queries are asked once more on another, or fail. */
-        void lost(Connection c, Throwable why) {
+        /** A connection is gone: its queries are asked once more on another, or fail. Called once per connection. */
+        void lost(StreamConnection c, Throwable why) {
             List<Pending> orphans;
+            boolean everConnected;
             synchronized (this) {
                 connections.remove(c);
-                orphans = new ArrayList<>(c.inFlight.values());
-                c.inFlight.clear();
-                orphans.addAll(c.unsent);
-                c.unsent.clear();
+                orphans = c.takeAll();
+                everConnected = c.everConnected();
             }
             for (Pending p : orphans) {
                 if (p.result.isDone()) continue;
                 boolean inTime = !closed && System.nanoTime() < p.deadlineNanos;
-                if (inTime && c.everConnected) {
+                if (inTime && everConnected) {
                     p.retried = true; // its connection broke under it: ask again on a fresh one
                     send(p);
                 } else if (inTime && p.retried) {
                     // The upstream is restarting: keep trying, briefly spaced, within this query's own deadline.
-                    vertx.setTimer(RECONNECT_DELAY_MILLIS, t -> {
-                        if (!p.result.isDone()) send(p);
-                    });
+                    try {
+                        loops.schedule(() -> {
+                            if (!p.result.isDone()) send(p);
+                        }, RECONNECT_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException e) {
+                        p.result.completeExceptionally(new IOException("forwarder closed", e));
+                    }
                 } else {
                     // A fresh query to an upstream that refuses: fail now, the forwarder tries the next upstream.
-                    p.result.completeExceptionally(why instanceof IOException ? why : new IOException(why.getMessage(), why));
+                    p.result.completeExceptionally(why instanceof IOException ? why : new IOException(String.valueOf(why.getMessage()), why));
                 }
             }
         }
 
         void closeAll() {
-            List<Connection> all;
+            List<StreamConnection> all;
             synchronized (this) {
                 all = new ArrayList<>(connections);
             }
-            for (Connection c : all) c.close();
-        }
-    }
-
-    /** One TCP or TLS connection with 2-byte length framing (RFC 1035 §4.2.2), many queries in flight. */
-    private final class Connection {
-        final Pool pool;
-        /** By the ID sent on this connection. Guarded by the pool. */
-        final IntObjectHashMap<Pending> inFlight = new IntObjectHashMap<>();
-        /** Assigned before the connection is up; written once it is. Guarded by the pool. */
-        final List<Pending> unsent = new ArrayList<>();
-        NetSocket socket;
-        boolean everConnected;
-        Buffer received = Buffer.buffer();
-        long idleTimer = -1;
-
-        Connection(Pool pool) {
-            this.pool = pool;
-        }
-
-        void open() {
-            Upstream u = pool.upstream;
-            var connecting = u.tls() ? tls.connect(u.port(), u.hostAddress(), u.serverName()) : plain.connect(u.port(), u.hostAddress());
-            connecting.onComplete(ar -> {
-                if (ar.failed()) {
-                    LOG.debugf("connection to upstream %s failed: %s", u, ar.cause().getMessage());
-                    pool.lost(this, ar.cause());
-                    return;
-                }
-                NetSocket s = ar.result();
-                s.handler(this::onData);
-                s.exceptionHandler(err -> {
-                    LOG.debugf("connection to upstream %s broke: %s", u, err.getMessage());
-                    s.close();
-                });
-                s.closeHandler(v -> pool.lost(this, new IOException("connection to " + u + " closed")));
-                List<Pending> toWrite;
-                synchronized (pool) {
-                    socket = s;
-                    everConnected = true;
-                    toWrite = new ArrayList<>(unsent);
-                    unsent.clear();
-                }
-                for (Pending p : toWrite) write(p);
-                armIdle();
-            });
-        }
-
-        /**
-         * Gives {@code p} an ID unused on this connection; true when it waits for the connection to come up (it is
-         * written then), false when the caller writes it now. Caller holds the pool.
-         */
-        boolean assign(Pending p) {
-            int id;
-            do {
-                id = idRandom.nextInt(0x10000);
-            } while (inFlight.containsKey(id));
-            p.id = id;
-            inFlight.put(id, p);
-            if (socket == null) {
-                unsent.add(p);
-                return true;
-            }
-            return false;
-        }
-
-        void write(Pending p) {
-            if (p.result.isDone()) return;
-            byte[] wire = p.wireFor.apply(p.id);
-            socket.write(Buffer.buffer(2 + wire.length).appendUnsignedShort(wire.length).appendBytes(wire));
-        }
-
-        void forget(Pending p) {
-            synchronized (pool) {
-                if (inFlight.get(p.id) == p) inFlight.remove(p.id);
-                unsent.remove(p);
-            }
-            armIdle();
-        }
-
-        private void onData(Buffer chunk) {
-            received.appendBuffer(chunk);
-            int at = 0;
-            while (received.length() - at >= 2) {
-                int length = received.getUnsignedShort(at);
-                if (received.length() - at - 2 < length) break;
-                byte[] bytes = received.getBytes(at + 2, at + 2 + length);
-                at += 2 + length;
-                onAnswer(bytes);
-            }
-            if (at > 0) received = received.getBuffer(at, received.length());
-        }
-
-        private void onAnswer(byte[] bytes) {
-            if (bytes.length < 2) return;
-            int id = ((bytes[0] & 0xFF) << 8) | (bytes[1] & 0xFF);
-            Pending p;
-            synchronized (pool) {
-                p = inFlight.get(id);
-                if (p != null) inFlight.remove(id);
-            }
-            if (p == null) return; // an answer after its timeout, or to an ID we never sent: ignored
-            Message response = UpstreamTransport.parseMatching(bytes, id, p.question);
-            if (response == null) {
-                p.result.completeExceptionally(new IOException("mismatched answer from " + pool.upstream));
-            } else {
-                p.result.complete(response);
-            }
-            armIdle();
-        }
-
-        /** Closes this connection after the idle timeout once nothing is in flight. */
-        private void armIdle() {
-            synchronized (pool) {
-                if (idleTimer >= 0) {
-                    vertx.cancelTimer(idleTimer);
-                    idleTimer = -1;
-                }
-                if (inFlight.isEmpty() && socket != null) {
-                    idleTimer = vertx.setTimer(settings.idleTimeout().toMillis(), t -> {
-                        boolean idle;
-                        synchronized (pool) {
-                            idle = inFlight.isEmpty();
-                        }
-                        if (idle) close();
-                    });
-                }
-            }
-        }
-
-        void close() {
-            NetSocket s;
-            synchronized (pool) {
-                s = socket;
-            }
-            if (s != null) s.close();
+            for (StreamConnection c : all) c.close();
         }
     }
 }

@@ -48,8 +48,9 @@ import org.xbill.DNS.Record;
  *
  * <p>The sockets are on the transport the DNS listeners use ({@link SocketTransport#best()}: epoll wherever it
  * loads, NIO otherwise), on event loops of the pool's own, not on Vert.x's: in a native image Vert.x is always on the
- * JDK transport, and every forwarded query then paid a plain sendto and recvfrom on NIO. {@link #close()} closes the
- * sockets, fails what is still in flight, then stops the loops.
+ * JDK transport, and every forwarded query then paid a plain sendto and recvfrom on NIO. The forwarder's TCP and TLS
+ * connections ({@link StreamConnections}) run on the same loops ({@link #loops()}), so they must be closed first:
+ * {@link #close()} closes the sockets, fails what is still in flight, then stops the loops.
  *
  * <p>The sockets are Netty channels, not Vert.x {@code DatagramSocket}s: with Quarkus's Micrometer binder every
  * Vert.x datagram socket records its bytes in a distribution summary tagged with its local port and the sender, so
@@ -139,6 +140,16 @@ final class UdpSocketPool implements AutoCloseable {
     /** "epoll" or "nio". */
     String transport() {
         return transport.label();
+    }
+
+    /** The transport of the pool's loops: a channel registered on {@link #loops()} must be of this kind. */
+    SocketTransport socketTransport() {
+        return transport;
+    }
+
+    /** The pool's event loops, shared with the forwarder's TCP and TLS connections; stopped by {@link #close()}. */
+    EventLoopGroup loops() {
+        return loops;
     }
 
     /**

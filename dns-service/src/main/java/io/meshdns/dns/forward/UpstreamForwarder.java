@@ -125,6 +125,11 @@ public final class UpstreamForwarder implements Forwarder, AutoCloseable {
         return transport.udpChannelClasses();
     }
 
+    /** The channel classes of the TCP and TLS upstream connections open now. */
+    java.util.Set<Class<?>> streamChannelClasses() {
+        return transport.streamChannelClasses();
+    }
+
     public DnsCache cache() {
         return cache;
     }

@@ -19,7 +19,7 @@ import org.xbill.DNS.Record;
 import org.xbill.DNS.Section;
 
 /**
- * Sends one query to one upstream over UDP or TCP, on Vert.x, without blocking an event loop.
+ * Sends one query to one upstream over UDP, TCP or TLS, without blocking an event loop.
  *
  * <p>Anti-spoofing (RFC 5452): every upstream query gets a fresh random ID from a {@link SecureRandom}
  * (the client's ID is never reused upstream) and leaves from a socket picked at random from a pool of
@@ -32,7 +32,8 @@ import org.xbill.DNS.Section;
  * case (an upstream that does not preserve case) makes the query be asked again, once, in the client's
  * own case, from a fresh socket and ID.
  *
- * <p>TCP (RFC 7766) and TLS (RFC 7858) go through {@link StreamConnections}: reused, pipelined connections.
+ * <p>TCP (RFC 7766) and TLS (RFC 7858) go through {@link StreamConnections}: reused, pipelined connections, on the
+ * UDP pool's event loops and transport (epoll wherever it loads, never Vert.x's).
  *
  * <p>The UDP sockets (their growth, rotation and per-socket accounting) are {@link UdpSocketPool}'s; TCP and TLS
  * connections are {@link StreamConnections}'; this class builds the queries, applies 0x20 and checks answers.
@@ -43,7 +44,6 @@ final class UpstreamTransport implements AutoCloseable {
     /** EDNS0 payload we advertise upstream (DNS flag day 2020). */
     static final int UPSTREAM_UDP_PAYLOAD = 1232;
 
-    private final Vertx vertx;
     private final SecureRandom idRandom = new SecureRandom();
     private final UdpSocketPool udpPool;
     private final StreamConnections streams;
@@ -55,10 +55,9 @@ final class UpstreamTransport implements AutoCloseable {
 
     UpstreamTransport(Vertx vertx, int poolSize, int queriesPerSocket, Duration connectTimeout, boolean caseRandomization,
                       ForwardSettings.StreamSettings streamSettings) {
-        this.vertx = vertx;
         this.udpPool = new UdpSocketPool(eventLoops(vertx), poolSize, queriesPerSocket, idRandom);
         this.caseRandomization = caseRandomization;
-        this.streams = new StreamConnections(vertx, streamSettings, connectTimeout);
+        this.streams = new StreamConnections(udpPool.socketTransport(), udpPool.loops(), streamSettings, connectTimeout);
     }
 
     /**
@@ -69,7 +68,10 @@ final class UpstreamTransport implements AutoCloseable {
         udpPool.open(needIpv4, needIpv6);
     }
 
-    /** As many event loops for the UDP pool as Vert.x has (quarkus.vertx.event-loops-pool-size), as for the listeners. */
+    /**
+     * As many event loops for the UDP pool (and the TCP and TLS connections on them) as Vert.x has
+     * (quarkus.vertx.event-loops-pool-size), as for the listeners.
+     */
     private static int eventLoops(Vertx vertx) {
         int n = 0;
         for (io.netty.util.concurrent.EventExecutor ignored : vertx.nettyEventLoopGroup()) {
@@ -81,6 +83,11 @@ final class UpstreamTransport implements AutoCloseable {
     /** The UDP pool's channel classes (tests: no silent fallback to NIO). */
     java.util.Set<Class<?>> udpChannelClasses() {
         return udpPool.channelClasses();
+    }
+
+    /** The open TCP and TLS connections' channel classes (tests: no silent fallback to NIO). */
+    java.util.Set<Class<?>> streamChannelClasses() {
+        return streams.channelClasses();
     }
 
     /** Bound sockets in the pool now (tests: the pool fills after start). */
@@ -231,10 +238,11 @@ final class UpstreamTransport implements AutoCloseable {
         return response;
     }
 
+    /** The connections first: they are on the UDP pool's loops, which its close stops. */
     @Override
     public void close() {
-        udpPool.close();
         streams.close();
+        udpPool.close();
     }
 
     /** An answer that matched in everything but the letter case of the 0x20 question. */

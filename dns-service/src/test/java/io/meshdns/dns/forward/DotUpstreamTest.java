@@ -128,6 +128,15 @@ class DotUpstreamTest {
         }
     }
 
+    /** TLS rides the same transport as plain TCP: epoll wherever it loads, not Vert.x's JDK transport. */
+    @Test
+    void tlsConnectionsAreOnEpoll() throws Exception {
+        assertTrue(io.netty.channel.epoll.Epoll.isAvailable(), "Netty's epoll should load on this build machine");
+        UpstreamForwarder f = forwarder("tls://127.0.0.1:" + unbound.tlsPort() + "#dot.test", pki.caCert(), false);
+        assertEquals("192.0.2.1", address(ask(f, "n0.example.test.").get(15, TimeUnit.SECONDS)));
+        assertEquals(java.util.Set.of(io.netty.channel.epoll.EpollSocketChannel.class), f.streamChannelClasses());
+    }
+
     @Test
     void plainTcpIsReusedToo() throws Exception {
         UpstreamForwarder f = forwarder("127.0.0.1:" + unbound.port(), null, true);
