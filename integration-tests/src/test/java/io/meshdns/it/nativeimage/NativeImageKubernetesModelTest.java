@@ -1,5 +1,7 @@
 package io.meshdns.it.nativeimage;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -99,6 +101,37 @@ class NativeImageKubernetesModelTest {
         Set<String> missing = new TreeSet<>(named);
         missing.removeAll(present);
         assertEquals(Set.of(), missing, module + ": model classes the client names that native-image could not link");
+    }
+
+    /**
+     * Quarkus registers the reflective hierarchy of an informer handler's type argument unconditionally: for
+     * {@code ResourceEventHandler<HasMetadata>} that was every model builder's *Fluent class (1,246 in
+     * discovery-service). The model classes themselves are registered only if the analysis reaches them.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"discovery-service", "exposure-service", "edge"})
+    void theModelsBuildersAreNotRegisteredForReflectionWholesale(String module) throws IOException {
+        Path target = QuarkusJarProcess.repositoryRoot().resolve(module).resolve("target");
+        Path runner;
+        try (Stream<Path> files = Files.list(target.resolve("native-sources"))) {
+            runner = files.filter(p -> p.getFileName().toString().endsWith("-runner.jar")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no runner jar in " + target.resolve("native-sources")));
+        }
+        JsonNode config;
+        try (JarFile jar = new JarFile(runner.toFile())) {
+            config = new ObjectMapper().readTree(jar.getInputStream(jar.getJarEntry("META-INF/native-image/reflect-config.json")));
+        }
+        Set<String> fluent = new TreeSet<>();
+        boolean sawModel = false;
+        for (JsonNode entry : config) {
+            String name = entry.path("name").asText();
+            if (!name.startsWith("io.fabric8.kubernetes.api.model.")) continue;
+            sawModel = true;
+            if (!entry.has("condition") && name.contains("Fluent")) fluent.add(name);
+        }
+        assertTrue(sawModel, module + ": no fabric8 model class in reflect-config.json");
+        assertTrue(fluent.size() < 100, module + ": " + fluent.size() + " fabric8 *Fluent classes registered for "
+                + "reflection unconditionally (a ResourceEventHandler or Watcher typed with HasMetadata or a builder?)");
     }
 
     /** The jars native-image would be given ({@code target/native-sources/lib}), as NativeImageInputsTest finds them. */
