@@ -292,20 +292,24 @@ public final class ClusterWatcher implements AutoCloseable {
     private void watch(Kind kind, String apiVersion, Function<KubernetesClient, ? extends SharedIndexInformer<? extends HasMetadata>> typedFactory) {
         Function<KubernetesClient, SharedIndexInformer<HasMetadata>> factory = (Function) typedFactory;
         SharedIndexInformer<HasMetadata> informer = factory.apply(client);
-        informer.addEventHandler(new ResourceEventHandler<HasMetadata>() {
+        // Typed Object, not HasMetadata: Quarkus's kubernetes-client extension registers the whole reflective
+        // hierarchy of an informer handler's type argument for reflection, unconditionally; for HasMetadata that
+        // took in the builders' *Fluent classes of the whole model (1,246, every method and field), which nothing
+        // reads reflectively. The kinds' own classes are registered either way (NativeImageKubernetesModelTest).
+        informer.addEventHandler(new ResourceEventHandler<Object>() {
             @Override
-            public void onAdd(HasMetadata obj) {
-                onOwnThread(() -> apply(kind, obj));
+            public void onAdd(Object obj) {
+                onOwnThread(() -> apply(kind, (HasMetadata) obj));
             }
 
             @Override
-            public void onUpdate(HasMetadata oldObj, HasMetadata newObj) {
-                onOwnThread(() -> apply(kind, newObj));
+            public void onUpdate(Object oldObj, Object newObj) {
+                onOwnThread(() -> apply(kind, (HasMetadata) newObj));
             }
 
             @Override
-            public void onDelete(HasMetadata obj, boolean deletedFinalStateUnknown) {
-                onOwnThread(() -> remove(kind, obj));
+            public void onDelete(Object obj, boolean deletedFinalStateUnknown) {
+                onOwnThread(() -> remove(kind, (HasMetadata) obj));
             }
         });
         // Keep retrying a failing list/watch forever: a remote cluster may come back at any time.
