@@ -57,7 +57,6 @@ public final class LeaseElection implements AutoCloseable {
     private final Supplier<String> identities;
     private final ScheduledExecutorService executor;
     private final Listener listener;
-    private volatile String identity;
     private volatile boolean leading;
     private volatile boolean closed;
     private volatile CompletableFuture<?> election;
@@ -91,11 +90,6 @@ public final class LeaseElection implements AutoCloseable {
         return leading;
     }
 
-    /** The identity this replica stands with now (null before it first stood). */
-    public String identity() {
-        return identity;
-    }
-
     public String describe() {
         return lease.describe();
     }
@@ -103,7 +97,6 @@ public final class LeaseElection implements AutoCloseable {
     private void stand() {
         if (closed) return;
         String me = identities.get();
-        identity = me;
         var elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName(lease.electionName())
                 .withLock(new LeaseLock(lease.namespace(), lease.name(), me))

@@ -137,11 +137,6 @@ final class UdpSocketPool implements AutoCloseable {
         return classes;
     }
 
-    /** "epoll" or "nio". */
-    String transport() {
-        return transport.label();
-    }
-
     /** The transport of the pool's loops: a channel registered on {@link #loops()} must be of this kind. */
     SocketTransport socketTransport() {
         return transport;
