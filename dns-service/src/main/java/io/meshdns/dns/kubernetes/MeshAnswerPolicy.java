@@ -91,6 +91,16 @@ public final class MeshAnswerPolicy {
         return relativeHead(qname, rel - 2);
     }
 
+    /**
+     * Whether autopath may answer {@code qname} for some client: it is on and the name has the shape of a first
+     * search-path expansion, {@code <name>.<ns>.svc.<zone>} (whether it is depends on the asking pod's namespace).
+     */
+    public boolean mayAutopath(Name qname) {
+        if (!settings.autopath() || !qname.subdomain(settings.clusterDomain())) return false;
+        int rel = qname.labels() - zoneLabels;
+        return rel >= 3 && label(qname, rel - 1).equals("svc");
+    }
+
     /** The search-path candidates after the first expansion, in the order a resolver would try them. */
     public List<Name> autopathCandidates(Name name) {
         Name svc = concat(name, Names.absolute("svc." + settings.clusterDomain()));

@@ -59,12 +59,21 @@ public final class MeshQueryHook {
     }
 
     /**
-     * True when {@link #adjust} may change answers from {@code zone} (a zone label): per client, per
-     * query or through the forwarder. Answers from other zones depend on the query and the snapshot
-     * alone, so the UDP fast path may replay them.
+     * Whether an answer {@link #adjust} left from {@code zone} under {@code rule} depends on nothing but the query
+     * bytes and the snapshot, so that the UDP fast path may replay it for the same query from any client. Answers
+     * from zones that are not ours always do. In ours: the Answerer's own answer does, except an NXDOMAIN that
+     * autopath would have turned into a CNAME for a pod of the namespace the name expands ({@link
+     * MeshAnswerPolicy#mayAutopath}); a synthesized one (the placeholder, an insecure pod name) does, since it reads
+     * only the name and the snapshot's index. Chased, spread, locality-ordered and autopath answers are made per
+     * query or per client and never do. The caller still excludes names exported to some namespaces only.
      */
-    public boolean mayAdjust(String zone) {
-        return meshZones.contains(zone);
+    public boolean replayable(String zone, io.meshdns.dns.answer.Outcome.Rule rule, int rcode, Name qname) {
+        if (!meshZones.contains(zone)) return true;
+        return switch (rule) {
+            case ZONE -> rcode != Rcode.NXDOMAIN || !policy.mayAutopath(qname);
+            case MESH_SYNTHESIZED -> true;
+            default -> false;
+        };
     }
 
     /**

@@ -119,15 +119,16 @@ final class UdpFastPath {
 
     /**
      * An answer the fast path may replay for the same query bytes: a QUERY answered from one of our
-     * zones (not forwarded: that is labelled ".", like hosts data) that the mesh hook leaves alone,
-     * and with no RRset of several records (dnsjava rotates those on every answer).
+     * zones (not forwarded: that is labelled ".", like hosts data) in a way that reads no client (the mesh
+     * hook says which of its answers do), and with no RRset of several records (dnsjava rotates those on
+     * every answer).
      */
     private boolean replayable(Message query, RequestHandler.Reply reply) {
+        Message response = reply.response();
         if (query.getHeader().getOpcode() != Opcode.QUERY || RequestProcessor.NO_ZONE.equals(reply.zone())
-                || mesh.hook().mayAdjust(reply.zone())) {
+                || !mesh.hook().replayable(reply.zone(), reply.rule(), response.getRcode(), query.getQuestion().getName())) {
             return false;
         }
-        Message response = reply.response();
         for (int section : new int[] {Section.ANSWER, Section.AUTHORITY, Section.ADDITIONAL}) {
             List<Record> records = response.getSection(section);
             if (records.size() < 2) {

@@ -53,6 +53,8 @@ class MeshConformanceTest {
     io.meshdns.dns.snapshot.SnapshotStore store;
     @Inject
     DnsClient client;
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     /** One row of CONFORMANCE.md: the spec section, the rule, the client's source address, the query, the expected answer. */
     record Row(String spec, String rule, String client, String name, int type, int rcode, Set<String> answer) {
@@ -126,6 +128,52 @@ class MeshConformanceTest {
         Set<String> answers = new HashSet<>();
         for (String[] c : clients) answers.add(rdata(new Message(client.rawUdpFrom(c[0], plain, Duration.ofSeconds(3)))).toString());
         assertEquals(Set.of("[192.0.2.100]"), answers);
+    }
+
+    /**
+     * Answers from the mesh zones go through the UDP fast path where no client could get another answer: a
+     * Service's NODATA and an insecure pod name (questions no other test asks) are remembered on the first query and
+     * replayed byte for byte (ID aside) on the next; spread answers, autopath's and names exported to some namespaces
+     * only are not (the per-client and rotation tests of this class hold the answers themselves to that).
+     */
+    @Test
+    void meshZoneAnswersAreReplayedWhereNoClientCounts() throws IOException {
+        double before = memoEntries();
+        for (Object[] q : new Object[][] {{"web.shop.svc.cluster.local.", Type.NAPTR}, {"10-201-202-203.shop.pod.cluster.local.", Type.A}}) {
+            String name = (String) q[0];
+            byte[] query = DnsClient.query(name, (int) q[1], DClass.IN).toWire();
+            byte[] first = client.rawUdpFrom("127.0.0.9", query, Duration.ofSeconds(3));
+            byte[] second = client.rawUdpFrom("127.0.0.2", query, Duration.ofSeconds(3));
+            assertNotNull(first, name);
+            assertArrayEquals(first, second, name + ": the remembered answer is the slow path's bytes");
+        }
+        assertEquals(before + 2, memoEntries(), 0.0, "both answers remembered");
+        double spread = memoEntries();
+        client.udp("pay.billing.svc.cluster.local.", Type.A);
+        client.udp("pay.billing.svc.cluster.local.", Type.A);
+        assertEquals(spread, memoEntries(), 0.0, "a spread answer is never remembered");
+    }
+
+    /**
+     * An NXDOMAIN that autopath would answer for a pod of the namespace the name expands is not replayed: a client
+     * that is no pod gets the zone's NXDOMAIN (again and again), and the pod of shop asking next still gets autopath's
+     * CNAME and the name's address.
+     */
+    @Test
+    void anNxdomainAutopathWouldAnswerForAPodIsNotReplayedToThePod() throws IOException {
+        byte[] query = DnsClient.query("web.shop.shop.svc.cluster.local.", Type.A, DClass.IN).toWire();
+        for (int i = 0; i < 3; i++) {
+            byte[] reply = client.rawUdpFrom("127.0.0.9", query, Duration.ofSeconds(3));
+            assertNotNull(reply);
+            assertEquals(Rcode.NXDOMAIN, new Message(reply).getRcode());
+        }
+        Message fromPod = new Message(client.rawUdpFrom("127.0.0.1", query, Duration.ofSeconds(3)));
+        assertEquals(Rcode.NOERROR, fromPod.getRcode(), fromPod.toString());
+        assertEquals(Type.CNAME, fromPod.getSection(Section.ANSWER).get(0).getType(), fromPod.toString());
+    }
+
+    private double memoEntries() {
+        return meters.get("meshdns.dns.answer.memo.entries").gauge().value();
     }
 
     /** The rule that produced an answer is recorded with it (what an operator's explain reads). */
