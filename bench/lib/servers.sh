@@ -14,10 +14,10 @@ SERVER_CORE=${SERVER_CORE:-1}
 REPO_ROOT=${REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 MESHDNS_JAR=${MESHDNS_JAR:-$REPO_ROOT/dns-service/target/quarkus-app/quarkus-run.jar}
 MESHDNS_JAVA=${MESHDNS_JAVA:-java}
-# Fixed heap (no resizing during the run), pre-touched so page faults do not land in the measured
-# window, ParallelGC for short young pauses on a tiny live set. With one CPU ParallelGC runs one GC
-# thread; the JVM would otherwise pick SerialGC on its own when it sees a single core.
-MESHDNS_JAVA_OPTS=${MESHDNS_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseParallelGC -XX:+AlwaysPreTouch -XX:-UsePerfData}
+# The DaemonSet's flags (k8s/base/dns-service.yaml), so the bench measures what a node runs: the serial
+# collector with an 8 MB young generation, and the heap the manifest's MaxRAMPercentage=50 gives under
+# its 256Mi limit (128 MB; the bench has no container limit to take a percentage of).
+MESHDNS_JAVA_OPTS=${MESHDNS_JAVA_OPTS:--XX:+UseSerialGC -Xmn8m -Xmx128m -XX:+ExitOnOutOfMemoryError -Xss256k -XX:ReservedCodeCacheSize=24m -XX:MaxMetaspaceSize=64m -XX:TrimNativeHeapInterval=5000 -XX:-UsePerfData}
 
 have_cmd() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
 
@@ -52,7 +52,8 @@ srv_meshdns_start() {
   # shellcheck disable=SC2086 # MESHDNS_JAVA_OPTS is a list of flags
   echo "$MESHDNS_JAVA $MESHDNS_JAVA_OPTS ${gc[*]} ${props[*]} -jar $MESHDNS_JAR" > "$dir/cmdline"
   # shellcheck disable=SC2086
-  $(on_core "$SERVER_CORE") "$MESHDNS_JAVA" $MESHDNS_JAVA_OPTS "${gc[@]}" "${props[@]}" \
+  # As the DaemonSet sets it: fewer glibc malloc arenas.
+  MALLOC_ARENA_MAX=${MALLOC_ARENA_MAX:-2} $(on_core "$SERVER_CORE") "$MESHDNS_JAVA" $MESHDNS_JAVA_OPTS "${gc[@]}" "${props[@]}" \
     -jar "$MESHDNS_JAR" > "$dir/server.log" 2>&1 &
   SERVER_PID=$!
   SERVER_START_NS=$(now_ns)
