@@ -23,6 +23,8 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoop;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
@@ -323,7 +325,10 @@ final class UdpSocketPool implements AutoCloseable {
         CompletableFuture<Slot> bind(int budget) {
             CompletableFuture<Slot> bound = new CompletableFuture<>();
             Channel channel = transport.datagramChannel(family);
-            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_ANSWER_DATAGRAM));
+            // One read per wake-up, level-triggered (as the listeners): a socket of the pool rarely holds more than the
+            // answer it woke for, and reading on until EAGAIN (edge-triggered) cost a second recvmsg per forwarded query.
+            channel.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_ANSWER_DATAGRAM).maxMessagesPerRead(1));
+            channel.config().setOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // ignored on NIO
             Slot slot = new Slot(channel, budget);
             channel.pipeline().addLast(slot.reader);
             ChannelFuture registering;

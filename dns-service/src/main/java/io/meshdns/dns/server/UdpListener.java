@@ -158,6 +158,8 @@ final class UdpListener {
          * and a repeat sender then costs no copy of its address bytes.
          */
         private InetAddress allowed;
+        /** The slow path's replies, flushed once per loop turn; made on the first slow query (on the loop). */
+        private TurnFlushedReplies replies;
         /** Written by this socket's event loop only, read by tests: opaque, so neither side pays a fence. */
         @SuppressWarnings("unused")
         private long datagrams;
@@ -202,8 +204,11 @@ final class UdpListener {
             content.getBytes(content.readerIndex(), request);
             String host = sender.getAddress().getHostAddress();
             ClientInfo client = new ClientInfo(host, sender.getPort(), ipv6, Transport.UDP);
-            processor.process(request, client,
-                    response -> channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
+            if (replies == null) {
+                replies = new TurnFlushedReplies(channel);
+            }
+            TurnFlushedReplies out = replies;
+            processor.process(request, client, response -> out.write(new DatagramPacket(Unpooled.wrappedBuffer(response), sender)));
         }
 
         /**

@@ -1,0 +1,53 @@
+package io.meshdns.dns.server;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
+
+/**
+ * The replies of one UDP socket that the slow path completes, written from any thread and flushed once per turn of
+ * the socket's event loop. A forwarded answer completes on the forwarder's loop: written and flushed one by one, each
+ * was a task of its own on the listener's loop and one {@code sendto}; written here, all the replies that reach the
+ * loop in one turn leave together at the end of it, in one {@code sendmmsg} on epoll, as the fast path's replies do
+ * after each read batch. A reply is never held back past the turn it was written in.
+ *
+ * <p>Not thread-safe by itself: {@link #write} hands itself to the loop, and only the loop touches the flag.
+ */
+final class TurnFlushedReplies {
+    private final Channel channel;
+    private final EventLoop loop;
+    private final Runnable flush = this::flush;
+    /** A flush is queued for the end of this turn (read and written on the loop only). */
+    private boolean flushQueued;
+
+    TurnFlushedReplies(Channel channel) {
+        this.channel = channel;
+        this.loop = channel.eventLoop();
+    }
+
+    /** Queues {@code reply} on the socket; it is sent by the end of the loop's current (or next) turn. */
+    void write(Object reply) {
+        if (loop.inEventLoop()) {
+            writeOnLoop(reply);
+        } else {
+            loop.execute(() -> writeOnLoop(reply));
+        }
+    }
+
+    private void writeOnLoop(Object reply) {
+        channel.write(reply, channel.voidPromise());
+        if (!flushQueued) {
+            flushQueued = true;
+            if (loop instanceof SingleThreadEventLoop turns) {
+                turns.executeAfterEventLoopIteration(flush); // after this turn's I/O and tasks
+            } else {
+                loop.execute(flush);
+            }
+        }
+    }
+
+    private void flush() {
+        flushQueued = false;
+        channel.flush();
+    }
+}
