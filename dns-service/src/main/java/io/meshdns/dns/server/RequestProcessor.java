@@ -202,13 +202,7 @@ public class RequestProcessor {
                         Consumer<RequestHandler.Reply> replied) {
         QueryContext ctx = fate.ctx();
         countTsig(ctx);
-        CompletionStage<RequestHandler.Reply> stage;
-        try {
-            stage = fate.handler().handle(ctx, packet);
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
-        stage.whenComplete((reply, error) -> {
+        stageOf(() -> fate.handler().handle(ctx, packet)).whenComplete((reply, error) -> {
             try {
                 if (error != null || reply == null) {
                     failed("handler", ctx.client(), error);
@@ -229,13 +223,7 @@ public class RequestProcessor {
                           Consumer<RequestHandler.Reply> replied) {
         QueryContext ctx = fate.ctx();
         countTsig(ctx);
-        CompletionStage<List<Message>> stage;
-        try {
-            stage = fate.transfer().transfer(ctx, packet);
-        } catch (RuntimeException e) {
-            stage = CompletableFuture.failedFuture(e);
-        }
-        stage.whenComplete((messages, error) -> {
+        stageOf(() -> fate.transfer().transfer(ctx, packet)).whenComplete((messages, error) -> {
             try {
                 if (error != null || messages == null || messages.isEmpty()) {
                     failed("transfer", ctx.client(), error);
@@ -253,6 +241,15 @@ public class RequestProcessor {
                 exchange.finish();
             }
         });
+    }
+
+    /** What {@code start} returns, or a failed stage when it threw instead: a handler's failure has one way out. */
+    private static <T> CompletionStage<T> stageOf(java.util.function.Supplier<CompletionStage<T>> start) {
+        try {
+            return start.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private void countTsig(QueryContext ctx) {
