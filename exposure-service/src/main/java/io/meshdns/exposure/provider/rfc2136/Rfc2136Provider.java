@@ -53,6 +53,10 @@ import org.xbill.DNS.ZoneTransferIn;
  *
  * <p>TTL: a record without one gets {@code defaultTtl} (ExternalDNS's rfc2136 writes 0), and no
  * record is written below {@code minTtl} (ExternalDNS's --rfc2136-min-ttl, a floor).
+ *
+ * <p>Over 400 lines because reading and writing share one piece of state, each zone's cache (the serial of our
+ * last transfer and whether we have written since): a write marks it, the next read decides from it between no
+ * transfer, IXFR and AXFR. The record encoding both use is apart ({@link RecordWire}).
  */
 public final class Rfc2136Provider implements RecordLevelProvider {
 
