@@ -10,15 +10,11 @@ import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.common.MapBackedConfigSource;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -88,30 +84,5 @@ class DiscoveryKindsTest {
         assertTrue(DiscoveryKinds.of(Kind.SERVICE).enabled(Set.of()));
         assertFalse(DiscoveryKinds.of(Kind.POD).enabled(Set.of()));
         assertTrue(DiscoveryKinds.of(Kind.POD).enabled(Set.of(Kind.POD)));
-    }
-
-    /**
-     * The RBAC discovery is granted (its api-calls.txt, which ManifestsTest holds k8s/base to) lists and watches
-     * exactly the table's kinds cluster-wide: a row added without its rule would be refused by the API server in a
-     * real cluster (the informer never syncs), and a rule left after its row is gone grants more than is read.
-     */
-    @Test
-    void theGrantedListAndWatchRulesAreExactlyTheTablesKinds() throws IOException {
-        Set<String> fromTable = new TreeSet<>();
-        for (DiscoveryKind k : DiscoveryKinds.ALL) {
-            fromTable.add((k.group().isEmpty() ? "core" : k.group()) + " " + k.resource());
-        }
-        Set<String> granted = new TreeSet<>();
-        try (InputStream in = DiscoveryKind.class.getResourceAsStream("/META-INF/meshdns/api-calls.txt")) {
-            assertTrue(in != null, "api-calls.txt on the class path");
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                String rule = line.replaceFirst("#.*", "").trim();
-                if (rule.isEmpty()) continue;
-                String[] f = rule.split("\\s+");
-                // Cluster-wide list,watch of every object of a kind is what an informer of the table needs.
-                if (f[0].equals("cluster") && f[3].equals("list,watch") && f.length == 4) granted.add(f[1] + " " + f[2]);
-            }
-        }
-        assertEquals(fromTable, granted, "the kind table versus api-calls.txt's cluster list,watch rules");
     }
 }
