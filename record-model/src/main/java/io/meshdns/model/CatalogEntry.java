@@ -1,23 +1,15 @@
 package io.meshdns.model;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 
 /**
  * One Kubernetes object as the catalog keeps it: only the fields DNS needs, already validated.
  * Translation from fabric8 objects happens in discovery-service; turning entries into DNS records
- * happens in dns-service, where the node's policy lives.
+ * happens in dns-service, where the node's policy lives. Each record is one {@link Kind}'s entry type, and its
+ * simple name is its {@code type} on the wire ({@link WireFormat} registers them from {@link Kind}).
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
-@JsonSubTypes({
-        @JsonSubTypes.Type(value = CatalogEntry.Namespace.class, name = "Namespace"),
-        @JsonSubTypes.Type(value = CatalogEntry.Service.class, name = "Service"),
-        @JsonSubTypes.Type(value = CatalogEntry.EndpointSlice.class, name = "EndpointSlice"),
-        @JsonSubTypes.Type(value = CatalogEntry.Pod.class, name = "Pod"),
-        @JsonSubTypes.Type(value = CatalogEntry.ServiceEntry.class, name = "ServiceEntry"),
-        @JsonSubTypes.Type(value = CatalogEntry.ServiceImport.class, name = "ServiceImport"),
-})
 public sealed interface CatalogEntry {
 
     String cluster();

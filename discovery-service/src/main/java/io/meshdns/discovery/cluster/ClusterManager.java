@@ -12,6 +12,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.config.DiscoveryConfig;
+import io.meshdns.discovery.kinds.DiscoveryKind;
+import io.meshdns.discovery.kinds.DiscoveryKinds;
 import io.meshdns.discovery.manifest.ManifestFile;
 import io.meshdns.discovery.manifest.ManifestSource;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
@@ -168,9 +170,9 @@ public class ClusterManager {
 
     private ClusterWatcher.Options watcherOptions() {
         java.util.Set<Kind> optional = java.util.EnumSet.noneOf(Kind.class);
-        if (config.watchPods()) optional.add(Kind.POD);
-        if (config.watchServiceEntries()) optional.add(Kind.SERVICE_ENTRY);
-        if (config.watchServiceImports()) optional.add(Kind.SERVICE_IMPORT);
+        for (DiscoveryKind k : DiscoveryKinds.ALL) {
+            if (k.optional() && k.switchedBy().isOn().test(config)) optional.add(k.kind());
+        }
         return new ClusterWatcher.Options(optional, config.staleAfter(), config.reconcileInterval(), config.crdRetryInterval());
     }
 

@@ -46,7 +46,7 @@ public final class ClusterWatcher implements AutoCloseable {
     /**
      * The knobs a watcher needs, taken from the config once.
      *
-     * @param optionalKinds the optional kinds of {@link DiscoveryKinds} that are on (Pods, ServiceEntries, ServiceImports)
+     * @param optionalKinds the optional kinds of {@link DiscoveryKinds} that are on (each row's switch, read by ClusterManager)
      */
     public record Options(Set<Kind> optionalKinds, Duration staleAfter, Duration resync, Duration crdRetry) {
         public Options {

@@ -1,49 +1,49 @@
 package io.meshdns.discovery.kinds;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.Namespace;
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.meshdns.discovery.translate.ObjectNames;
 import io.meshdns.discovery.translate.Translation;
-import io.meshdns.discovery.translate.Translator;
 import io.meshdns.model.Kind;
 import io.meshdns.model.ObjectRef;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The kind table: every Kubernetes kind discovery reads, one row each. The cluster watchers start an informer
- * per enabled row, the manifest files and the informers translate through it, so a kind's versions, informer,
- * translation and switch are written once. Adding a kind: its catalog entry in record-model, its pure
- * translation in {@code translate/}, one row here, and its RBAC lines (ARCHITECTURE.md).
+ * The kind table: every Kubernetes kind discovery reads, one row each, from the {@link KindDefinition} classes of
+ * this package (listed by javac, see {@link KindDefinition}), in {@link Kind}'s declaration order. The cluster watchers
+ * start an informer per enabled row in that order, the manifest files and the informers translate through it, and
+ * discovery's RBAC rules for the kinds are generated from it (RbacFromKindsTest), so a kind's versions, informer,
+ * translation and switch are written once. Adding a kind: ARCHITECTURE.md ("A Kubernetes kind").
  */
 public final class DiscoveryKinds {
     private DiscoveryKinds() {
     }
 
-    public static final List<DiscoveryKind> ALL = List.of(
-            new DiscoveryKind(Kind.NAMESPACE, "Namespace", List.of("v1"), false, Namespace.class,
-                    (c, version, resync) -> c.namespaces().runnableInformer(resync),
-                    (cluster, o) -> Translator.namespace(cluster, (Namespace) o), false),
-            new DiscoveryKind(Kind.SERVICE, "Service", List.of("v1"), false, Service.class,
-                    (c, version, resync) -> c.services().inAnyNamespace().runnableInformer(resync),
-                    (cluster, o) -> Translator.service(cluster, (Service) o), false),
-            new DiscoveryKind(Kind.ENDPOINT_SLICE, "EndpointSlice", List.of("discovery.k8s.io/v1"), false, EndpointSlice.class,
-                    (c, version, resync) -> c.discovery().v1().endpointSlices().inAnyNamespace().runnableInformer(resync),
-                    (cluster, o) -> Translator.endpointSlice(cluster, (EndpointSlice) o), false),
-            new DiscoveryKind(Kind.POD, "Pod", List.of("v1"), false, Pod.class,
-                    (c, version, resync) -> c.pods().inAnyNamespace().runnableInformer(resync),
-                    (cluster, o) -> Translator.pod(cluster, (Pod) o), true),
-            // Istio serves ServiceEntry as v1 since 1.22; older meshes only have v1beta1.
-            new DiscoveryKind(Kind.SERVICE_ENTRY, "ServiceEntry",
-                    List.of(Translator.ISTIO_GROUP + "/v1", Translator.ISTIO_GROUP + "/v1beta1"), true, null,
-                    (c, version, resync) -> c.genericKubernetesResources(version, "ServiceEntry").inAnyNamespace().runnableInformer(resync),
-                    (cluster, o) -> Translator.serviceEntry(cluster, (GenericKubernetesResource) o), true),
-            new DiscoveryKind(Kind.SERVICE_IMPORT, "ServiceImport", List.of(Translator.MCS_GROUP + "/v1alpha1"), true, null,
-                    (c, version, resync) -> c.genericKubernetesResources(version, "ServiceImport").inAnyNamespace().runnableInformer(resync),
-                    (cluster, o) -> Translator.serviceImport(cluster, (GenericKubernetesResource) o), true));
+    /** In {@link Kind}'s order; a {@link Kind} without a row, or with two, stops the class from loading. */
+    public static final List<DiscoveryKind> ALL = everyKindOnce(KindDefinitionImplementations.all());
+
+    private static List<DiscoveryKind> everyKindOnce(List<KindDefinition> definitions) {
+        Map<Kind, DiscoveryKind> rows = new EnumMap<>(Kind.class);
+        for (KindDefinition definition : definitions) {
+            DiscoveryKind row = definition.row();
+            if (rows.put(row.kind(), row) != null) {
+                throw new IllegalStateException(row.kind() + " has two rows (KindDefinition classes in kinds/)");
+            }
+        }
+        for (Kind kind : Kind.values()) {
+            if (!rows.containsKey(kind)) {
+                throw new IllegalStateException(kind + " has no KindDefinition class in kinds/ (or the module was compiled"
+                        + " in part: rebuild it, the list is written at compile time)");
+            }
+        }
+        List<DiscoveryKind> ordered = new ArrayList<>(rows.values());
+        ordered.sort(Comparator.comparing(DiscoveryKind::kind));
+        return List.copyOf(ordered);
+    }
 
     /** The row {@code obj} belongs to, or null for a kind discovery does not read. */
     public static DiscoveryKind of(HasMetadata obj) {
@@ -73,9 +73,15 @@ public final class DiscoveryKinds {
         return k == null ? null : k.kind();
     }
 
-    /** The ref an object has (or had), null for an unknown kind or a missing name (see {@link Translator#refOf}). */
+    /**
+     * The ref an object has (or had), null for an unknown kind or a missing name: used for deletes, which must not
+     * depend on the object being valid. Namespaces are cluster-scoped (an empty namespace, as in their entries).
+     */
     public static ObjectRef refOf(String cluster, HasMetadata obj) {
         Kind kind = kindOf(obj);
-        return kind == null ? null : Translator.refOf(cluster, kind, obj);
+        if (kind == null) return null;
+        String name = ObjectNames.name(obj);
+        if (name == null) return null;
+        return new ObjectRef(cluster, kind, kind == Kind.NAMESPACE ? "" : ObjectNames.namespaceOf(obj), name);
     }
 }

@@ -8,7 +8,7 @@ public final class IpLiterals {
     private IpLiterals() {
     }
 
-    static boolean isIpv4(String s) {
+    public static boolean isIpv4(String s) {
         if (s == null) return false;
         String[] parts = s.split("\\.", -1);
         if (parts.length != 4) return false;
@@ -23,7 +23,7 @@ public final class IpLiterals {
         return true;
     }
 
-    static boolean isIpv6(String s) {
+    public static boolean isIpv6(String s) {
         if (s == null || s.indexOf(':') < 0 || s.indexOf('%') >= 0) return false;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
@@ -45,7 +45,7 @@ public final class IpLiterals {
     }
 
     /** A DNS name as a host: labels of letters, digits, '-' and '_' (1-63 chars), at most 253 chars, optional leading "*.". */
-    static boolean isHostName(String s, boolean allowWildcard) {
+    public static boolean isHostName(String s, boolean allowWildcard) {
         if (s == null || s.isEmpty()) return false;
         String name = s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
         if (allowWildcard && name.startsWith("*.")) name = name.substring(2);

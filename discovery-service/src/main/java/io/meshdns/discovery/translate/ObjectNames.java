@@ -52,6 +52,20 @@ public final class ObjectNames {
         return null;
     }
 
+    /** The object's name, null when missing or empty. */
+    public static String name(HasMetadata o) {
+        if (o.getMetadata() == null) return null;
+        String n = o.getMetadata().getName();
+        return n == null || n.isEmpty() ? null : n;
+    }
+
+    /** The object's namespace; {@code default} when it has none. */
+    public static String namespaceOf(HasMetadata o) {
+        String ns = o.getMetadata() == null ? null : o.getMetadata().getNamespace();
+        // Manifests often omit the namespace; kubectl would apply them to "default".
+        return ns == null || ns.isEmpty() ? "default" : ns;
+    }
+
     static boolean matches(String s, Rule rule) {
         return switch (rule) {
             case DNS_1035_LABEL -> DNS_1035_LABEL.matcher(s).matches();

@@ -1,5 +1,6 @@
 package io.meshdns.discovery.translate;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ObjectRef;
 
@@ -22,6 +23,15 @@ public sealed interface Translation {
     }
 
     record Skipped(ObjectRef ref, String why) implements Translation {
+    }
+
+    /**
+     * {@code o} of kind {@code kindName} is malformed: named by its ref, or (a name too bad for a ref) by its cluster and
+     * namespace.
+     */
+    static Translation rejected(ObjectRef ref, String kindName, String cluster, HasMetadata o, String reason) {
+        String id = ref != null ? ref.toString() : kindName + " " + cluster + "/" + (o.getMetadata() == null ? "?" : o.getMetadata().getNamespace() + "/?");
+        return new Rejected(ref, kindName + " " + id, reason);
     }
 
     /** {@code object} names the object as a human reads it (kind cluster/namespace/name). */

@@ -19,7 +19,7 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.meshdns.discovery.catalog.CatalogAggregator;
 import io.meshdns.discovery.metrics.DiscoveryMetrics;
 import io.meshdns.discovery.translate.Translation;
-import io.meshdns.discovery.translate.Translator;
+import io.meshdns.discovery.kinds.EndpointSliceKind;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.ClusterStatus;
 import io.meshdns.model.Kind;
@@ -251,7 +251,7 @@ class WatchFaultTest {
                     .withNewSpec().withClusterIP("10.96.7." + octet).addNewPort().withName("http").withPort(80).withProtocol("TCP").endPort()
                     .endSpec().build()).createOr(x -> x.update());
             case 1 -> c.discovery().v1().endpointSlices().inNamespace(ns).resource(new EndpointSliceBuilder().withNewMetadata().withName(name)
-                    .withNamespace(ns).addToLabels(Translator.SERVICE_NAME_LABEL, name).endMetadata().withAddressType("IPv4")
+                    .withNamespace(ns).addToLabels(EndpointSliceKind.SERVICE_NAME_LABEL, name).endMetadata().withAddressType("IPv4")
                     .addNewEndpoint().withAddresses("10.244.7." + octet).withNewConditions().withReady(true).endConditions().endEndpoint()
                     .addNewPort().withName("http").withPort(8080).withProtocol("TCP").endPort().build()).createOr(x -> x.update());
             default -> serviceEntries(c, ns).resource(serviceEntry(ns, name, octet)).createOr(x -> x.update());

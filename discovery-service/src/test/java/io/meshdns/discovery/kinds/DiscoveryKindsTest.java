@@ -1,18 +1,20 @@
 package io.meshdns.discovery.kinds;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.meshdns.discovery.config.DiscoveryConfig;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.Kind;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.common.MapBackedConfigSource;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -28,9 +30,34 @@ class DiscoveryKindsTest {
         for (DiscoveryKind k : DiscoveryKinds.ALL) {
             assertTrue(seen.add(k.kind()), "two rows for " + k.kind());
             assertFalse(k.apiVersions().isEmpty(), k.kind() + " has no API version");
-            assertEquals(k.custom(), k.typedClass() == null, k.kind() + ": a custom resource is read generically, a built-in one typed");
+            // The resource is what RBAC grants: for a built-in kind, fabric8's model knows it too.
+            if (!k.custom()) assertEquals(HasMetadata.getPlural(k.typedClass()), k.resource(), k.kind().toString());
         }
         assertEquals(EnumSet.allOf(Kind.class), seen);
+        assertEquals(List.of(Kind.values()), DiscoveryKinds.ALL.stream().map(DiscoveryKind::kind).toList(),
+                "the table is in Kind's order (the watchers start their informers in it)");
+    }
+
+    /** A switch's key is the key its mapping method reads: off and on through the configuration, by that key. */
+    @Test
+    void anOptionalKindsSwitchReadsItsKey() {
+        List<Kind> optional = new ArrayList<>();
+        for (DiscoveryKind k : DiscoveryKinds.ALL) {
+            if (!k.optional()) continue;
+            optional.add(k.kind());
+            for (boolean on : new boolean[]{false, true}) {
+                assertEquals(on, k.switchedBy().isOn().test(config(Map.of(k.switchedBy().key(), String.valueOf(on)))),
+                        k.switchedBy().key() + "=" + on);
+            }
+        }
+        assertTrue(optional.containsAll(List.of(Kind.POD, Kind.SERVICE_ENTRY, Kind.SERVICE_IMPORT)), optional.toString());
+    }
+
+    private static DiscoveryConfig config(Map<String, String> values) {
+        return new SmallRyeConfigBuilder().withMapping(DiscoveryConfig.class)
+                .withConverter(java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
+                .withSources(new MapBackedConfigSource("test", values, 500) {
+                }).build().getConfigMapping(DiscoveryConfig.class);
     }
 
     @Test
@@ -57,38 +84,5 @@ class DiscoveryKindsTest {
         assertTrue(DiscoveryKinds.of(Kind.SERVICE).enabled(Set.of()));
         assertFalse(DiscoveryKinds.of(Kind.POD).enabled(Set.of()));
         assertTrue(DiscoveryKinds.of(Kind.POD).enabled(Set.of(Kind.POD)));
-    }
-
-    /**
-     * The RBAC discovery is granted (its api-calls.txt, which ManifestsTest holds k8s/base to) lists and watches
-     * exactly the table's kinds cluster-wide: a row added without its rule would be refused by the API server in a
-     * real cluster (the informer never syncs), and a rule left after its row is gone grants more than is read.
-     */
-    @Test
-    void theGrantedListAndWatchRulesAreExactlyTheTablesKinds() throws IOException {
-        Set<String> fromTable = new TreeSet<>();
-        for (DiscoveryKind k : DiscoveryKinds.ALL) {
-            String apiVersion = k.apiVersions().get(0);
-            String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "core";
-            fromTable.add(group + " " + plural(k.kindName()));
-        }
-        Set<String> granted = new TreeSet<>();
-        try (InputStream in = DiscoveryKind.class.getResourceAsStream("/META-INF/meshdns/api-calls.txt")) {
-            assertTrue(in != null, "api-calls.txt on the class path");
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                String rule = line.replaceFirst("#.*", "").trim();
-                if (rule.isEmpty()) continue;
-                String[] f = rule.split("\\s+");
-                // Cluster-wide list,watch of every object of a kind is what an informer of the table needs.
-                if (f[0].equals("cluster") && f[3].equals("list,watch") && f.length == 4) granted.add(f[1] + " " + f[2]);
-            }
-        }
-        assertEquals(fromTable, granted, "the kind table versus api-calls.txt's cluster list,watch rules");
-    }
-
-    /** The API's resource name of a kind, as the API server forms it for these (EndpointSlice, ServiceEntry). */
-    private static String plural(String kindName) {
-        String lower = kindName.toLowerCase(java.util.Locale.ROOT);
-        return lower.endsWith("y") ? lower.substring(0, lower.length() - 1) + "ies" : lower + "s";
     }
 }

@@ -41,8 +41,8 @@ import java.util.TreeMap;
  * autopath, chasing ExternalName targets) lives in {@link MeshAnswerPolicy}.
  *
  * <p>This class is the incremental bookkeeping only, the same for every kind: which entries feed which contributor,
- * and what each contributed. The records come from pure builders ({@link KindRecords}), one row each in
- * {@link MeshKinds} keyed by the catalog kinds they read, each filling one {@link Contribution} per contributor from
+ * and what each contributed. The records come from pure builders ({@link KindRecords}, one class per builder, put in
+ * compile order by {@link MeshKinds}) keyed by the catalog kinds they read, each filling one {@link Contribution} per contributor from
  * {@link CompileInputs} and the entries feeding it; {@link MeshIndexBuilder} turns the contributions into the index.
  *
  * <p>Incremental: {@link #compile} compiles a whole catalog and remembers each contributor's records

@@ -35,6 +35,12 @@ final class ServiceEntryRecords implements KindRecords<String> {
         return Set.of(Kind.SERVICE_ENTRY);
     }
 
+    /** A Service holding a host's name wins over the host: this operation's Service names must be known first. */
+    @Override
+    public Set<Kind> compiledAfter() {
+        return Set.of(Kind.SERVICE);
+    }
+
     /** Every host the entry names: one contributor per host, shared by every entry naming it. */
     @Override
     public Collection<String> contributors(CatalogEntry entry) {

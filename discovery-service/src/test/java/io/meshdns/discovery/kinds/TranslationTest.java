@@ -1,10 +1,9 @@
-package io.meshdns.discovery.translate;
-
-import io.meshdns.discovery.kinds.DiscoveryKinds;
+package io.meshdns.discovery.kinds;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.EndpointAddress;
 import io.meshdns.model.PortSpec;
@@ -21,8 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Table-driven: YAML as a user writes it in, translation (or the typed rejection) out. */
-class TranslatorTest {
+/** Table-driven, through the kind table: YAML as a user writes it in, translation (or the typed rejection) out. */
+class TranslationTest {
     private static final KubernetesSerialization YAML = new KubernetesSerialization();
 
     static Stream<Arguments> accepted() {
@@ -278,19 +277,6 @@ class TranslatorTest {
         Translation t = DiscoveryKinds.translate("east", parse(yaml));
         assertInstanceOf(Translation.Skipped.class, t, name);
         assertEquals("p", t.ref().name());
-    }
-
-    @org.junit.jupiter.api.Test
-    void ipLiteralsAreStrict() {
-        assertTrue(IpLiterals.isIpv4("192.0.2.1"));
-        for (String bad : List.of("192.0.2", "192.0.2.01", "1.2.3.4.5", "a.b.c.d", "", "256.0.0.1")) {
-            assertTrue(!IpLiterals.isIpv4(bad), bad);
-        }
-        assertTrue(IpLiterals.isIpv6("2001:db8::1"));
-        assertTrue(IpLiterals.isIpv6("::ffff:192.0.2.1"));
-        for (String bad : List.of("2001:db8:::1", "fe80::1%eth0", "gggg::1", "example.com")) {
-            assertTrue(!IpLiterals.isIpv6(bad), bad);
-        }
     }
 
     private static HasMetadata parse(String yaml) {
