@@ -35,8 +35,8 @@ import java.util.concurrent.TimeUnit;
  *       and not draining, it goes idle and the idle timeout closes it; output past four times the
  *       buffer (answers still in flight when it paused) closes it at once;</li>
  *   <li>at most {@link #MAX_IN_FLIGHT} queries of one connection are being answered at a time;</li>
- *   <li>global and per-client connection caps, checked at accept: at a cap, the least recently active
- *       <em>idle</em> connection (no query being answered, no answer queued) of that client, or of anyone for
+ *   <li>global and per-client connection caps, checked at accept: at a cap, the least recently used (last query
+ *       longest ago) <em>idle</em> connection (no query being answered, no answer queued) of that client, or of anyone for
  *       the global cap, is closed to make room (RFC 7766 section 6.2.3 lets a server close idle connections
  *       under pressure); the new connection is refused only when every candidate is busy;</li>
  *   <li>an absolute age, so trickling a byte per second to keep the idle timer alive (slowloris)
@@ -181,14 +181,15 @@ final class TcpListener {
     }
 
     /**
-     * Closes the least recently active idle connection (of {@code host}, or of anyone when null) and gives its
+     * Closes the idle connection (of {@code host}, or of anyone when null) whose client sent its last query longest ago,
+     * and gives its
      * slot back at once; false when there is none. Its close runs on its own event loop.
      */
     private boolean evictIdle(String host) {
         while (true) {
             Connection oldest = null;
             for (Connection c : connections) {
-                if ((host == null || c.host.equals(host)) && c.idle() && (oldest == null || c.lastActive < oldest.lastActive)) {
+                if ((host == null || c.host.equals(host)) && c.idle() && (oldest == null || c.lastQuery < oldest.lastQuery)) {
                     oldest = c;
                 }
             }
@@ -216,8 +217,13 @@ final class TcpListener {
         private long queuedBytes;
         private boolean paused;
         private boolean closed;
-        /** Read by other event loops choosing a connection to evict: written only on this one. */
-        private volatile long lastActive = System.nanoTime();
+        /**
+         * When the client last sent a query (or connected). Read by other event loops choosing a connection to evict:
+         * written only on this one. Not the time of our last write or of a query's end: those run on each connection's
+         * own loop, and a loop that lagged would make an older connection look more recent than one the client used
+         * after it.
+         */
+        private volatile long lastQuery = System.nanoTime();
         private volatile boolean busy;
         /** Its slot was given back (by an eviction, or by its close): exactly once. */
         private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
@@ -257,7 +263,6 @@ final class TcpListener {
         }
 
         private void activity() {
-            lastActive = System.nanoTime();
             busy = inFlight > 0 || queuedBytes > 0;
         }
 
@@ -313,6 +318,7 @@ final class TcpListener {
             }
             inFlight++;
             listenerMetrics.inFlight().incrementAndGet();
+            lastQuery = System.nanoTime();
             activity();
             updateReading();
             // The processor never throws and runs the last callback exactly once per request, answered or dropped:
