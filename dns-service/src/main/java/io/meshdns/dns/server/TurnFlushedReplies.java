@@ -3,6 +3,9 @@ package io.meshdns.dns.server;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
+import io.netty.util.ReferenceCountUtil;
+
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The replies of one UDP socket that the slow path completes, written from any thread and flushed once per turn of
@@ -30,7 +33,11 @@ final class TurnFlushedReplies {
         if (loop.inEventLoop()) {
             writeOnLoop(reply);
         } else {
-            loop.execute(() -> writeOnLoop(reply));
+            try {
+                loop.execute(() -> writeOnLoop(reply));
+            } catch (RejectedExecutionException e) {
+                ReferenceCountUtil.release(reply); // the listener is closing: the reply has nowhere to go
+            }
         }
     }
 
