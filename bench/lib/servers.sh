@@ -36,6 +36,9 @@ srv_meshdns_start() {
                   -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=0)
   # Only when asked for: a jar from before the key existed (MESHDNS_JAR, for before/after runs) refuses unknown keys.
   if [ "${BENCH_UDP_WORKERS:-1}" != 1 ]; then props+=(-Dmeshdns.dns.udp-workers="$BENCH_UDP_WORKERS"); fi
+  # MESHDNS_EXTRA_PROPS: more -D keys, space-separated (bench/profile --mode forward turns the cache off).
+  # shellcheck disable=SC2206 # a list of flags
+  if [ -n "${MESHDNS_EXTRA_PROPS:-}" ]; then props+=($MESHDNS_EXTRA_PROPS); fi
   if [ "$mode" = auth ]; then
     # No query leaves the zone; the upstream is a dead loopback port so nothing is ever sent out.
     props+=(-Dmeshdns.dns.zone-files="$data/bench.mesh.zone" -Dmeshdns.dns.upstreams=127.0.0.1:"$up")

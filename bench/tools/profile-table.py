@@ -20,6 +20,7 @@ PARTS = [
     ("logging", r"org/jboss/logmanager|org/jboss/logging|QueryLog"),
     ("memo (fast path)", r"AnswerMemo|CacheReplay"),
     ("parse", r"org/xbill/DNS/Message\.<init>|org/xbill/DNS/DNSInput|Record\.fromWire|Header\.<init>|RequestFate\.decide"),
+    ("forward (upstream pool, matching)", r"io/meshdns/dns/forward|io/meshdns/dns/cache"),
     ("lookup and answer", r"Answerer|ZoneIndex|QueryHandler|MeshQueryHook|MeshAnswerPolicy|Snapshot"),
     ("encode", r"toWire|ResponseEncoder|DNSOutput|Compression"),
     ("Netty/Vert.x dispatch", r"io/netty|io/vertx"),
