@@ -13,6 +13,7 @@ import io.meshdns.exposure.source.SourceFilter;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -82,8 +83,7 @@ class GatewayRouteSourceTest {
             if (doc.isBlank()) continue;
             objects.add((HasMetadata) YAML.unmarshal(doc));
         }
-        List<Source> sources = List.of(new HttpRouteSource(filter), new GrpcRouteSource(filter), new TlsRouteSource(filter),
-                new TcpRouteSource(filter), new UdpRouteSource(filter));
+        List<Source> sources = Arrays.stream(RouteKind.values()).<Source>map(k -> new GatewayRouteSource(k, filter)).toList();
         var translation = new ObjectTranslation(sources, new SourceSettings(Optional.empty(), false, Optional.empty()),
                 Set.of("gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute"), sourceFilter);
         SourceOutput out = translation.translate(objects);
