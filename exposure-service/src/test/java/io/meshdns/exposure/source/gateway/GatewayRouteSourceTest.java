@@ -26,17 +26,22 @@ class GatewayRouteSourceTest {
     static final KubernetesSerialization YAML = new KubernetesSerialization();
 
     static String gateway(String ns, String name, String listeners, String addresses, String extraMeta) {
+        return gateway(ns, name, listeners, "", addresses, extraMeta);
+    }
+
+    /** {@code extraSpec}: further fields of the spec, each as a line of its own ({@code "\n  field: value"}). */
+    static String gateway(String ns, String name, String listeners, String extraSpec, String addresses, String extraMeta) {
         return """
                 apiVersion: gateway.networking.k8s.io/v1
                 kind: Gateway
                 metadata: {name: %s, namespace: %s%s}
                 spec:
                   gatewayClassName: x
-                  listeners: %s
+                  listeners: %s%s
                 status:
                   addresses: %s
                 ---
-                """.formatted(name, ns, extraMeta, listeners, addresses);
+                """.formatted(name, ns, extraMeta, listeners, extraSpec, addresses);
     }
 
     static final String HTTP_ANY = "[{name: http, protocol: HTTP, port: 80}]";
