@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * A bad entry is reported and skipped; the other entries are still published.
  */
 @Singleton
-public final class DnsEndpointSource implements Source {
+public final class DnsEndpointSource extends AbstractSource {
 
     public static final String GROUP = "externaldns.k8s.io";
     public static final String VERSION = "v1alpha1";
@@ -25,14 +25,8 @@ public final class DnsEndpointSource implements Source {
     public static final String PLURAL = "dnsendpoints";
     public static final WatchedKind DNS_ENDPOINTS = WatchedKind.custom(GROUP, VERSION, KIND, PLURAL);
 
-    @Override
-    public String name() {
-        return "crd";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return DNS_ENDPOINTS;
+    public DnsEndpointSource() {
+        super("crd", DNS_ENDPOINTS);
     }
 
     @Override

@@ -16,18 +16,12 @@ import java.util.Map;
  * takes meshdns.exposure.fqdn-template's ({@link FqdnTemplate}).
  */
 @Singleton
-public final class IngressSource implements Source {
+public final class IngressSource extends AbstractSource {
 
     public static final WatchedKind INGRESSES = WatchedKind.builtIn(Ingress.class, "networking.k8s.io", "v1", "Ingress", "ingresses", true);
 
-    @Override
-    public String name() {
-        return "ingress";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return INGRESSES;
+    public IngressSource() {
+        super("ingress", INGRESSES);
     }
 
     @Override

@@ -36,7 +36,7 @@ import java.util.Optional;
  * An invalid annotation is reported as a {@link Problem}; the object's other records are still produced.
  */
 @Singleton
-public final class ServiceSource implements Source {
+public final class ServiceSource extends AbstractSource {
 
     public static final WatchedKind SERVICES = WatchedKind.builtIn(Service.class, "", "v1", "Service", "services", true);
     public static final WatchedKind NODES = WatchedKind.builtIn(Node.class, "", "v1", "Node", "nodes", false);
@@ -52,22 +52,8 @@ public final class ServiceSource implements Source {
     }
 
     public ServiceSource(SourceSettings settings) {
+        super("service", SERVICES, NODES, ENDPOINT_SLICES);
         this.settings = settings;
-    }
-
-    @Override
-    public String name() {
-        return "service";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return SERVICES;
-    }
-
-    @Override
-    public List<WatchedKind> context() {
-        return List.of(NODES, ENDPOINT_SLICES);
     }
 
     @Override

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.IngressBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.meshdns.exposure.sync.ExposureController;
+import io.meshdns.exposure.testing.DnsEndpoints;
 import io.meshdns.exposure.testing.RunningExposure;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -75,13 +76,9 @@ abstract class ProviderEndToEnd {
                 .withNewStatus().withNewLoadBalancer().addNewIngress().withIp("203.0.113.20").endIngress().endLoadBalancer().endStatus().build())
                 .updateStatus();
         RunningExposure.ensureCrd(client, DNS_ENDPOINTS);
-        client.genericKubernetesResources(DNS_ENDPOINTS).resource(new GenericKubernetesResourceBuilder()
-                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
-                .withNewMetadata().withNamespace("default").withName("crd").endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
-                        Map.of("dnsName", "crd.mesh.test", "recordType", "A", "targets", List.of("198.51.100.5"), "recordTTL", 120),
-                        Map.of("dnsName", "alias.mesh.test", "recordType", "CNAME", "targets", List.of("web.mesh.test"))))))
-                .build()).create();
+        client.genericKubernetesResources(DNS_ENDPOINTS).resource(DnsEndpoints.object("default", "crd",
+                "{dnsName: crd.mesh.test, recordType: A, targets: [198.51.100.5], recordTTL: 120}",
+                "{dnsName: alias.mesh.test, recordType: CNAME, targets: [web.mesh.test]}")).create();
 
         reconcileUntil("web.mesh.test", "A", List.of("203.0.113.10"));
         reconcileUntil("site.mesh.test", "A", List.of("203.0.113.20"));

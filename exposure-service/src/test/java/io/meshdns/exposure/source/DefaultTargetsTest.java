@@ -3,35 +3,24 @@ package io.meshdns.exposure.source;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.meshdns.exposure.testing.DnsEndpoints;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** ExternalDNS's --default-targets / --force-default-targets (source/wrappers/multisource.go) over DNSEndpoint entries. */
 class DefaultTargetsTest {
 
-    static final String DNS_ENDPOINT = """
-            apiVersion: externaldns.k8s.io/v1alpha1
-            kind: DNSEndpoint
-            metadata: {name: edge, namespace: shop}
-            spec:
-              endpoints:
-              - {dnsName: empty.example.org, recordType: A, recordTTL: 60}
-              - {dnsName: alias.example.org, recordType: CNAME}
-              - {dnsName: given.example.org, recordType: A, targets: [192.0.2.1]}
-              - {dnsName: text.example.org, recordType: TXT, targets: [hello]}
-            """;
+    static final HasMetadata DNS_ENDPOINT = DnsEndpoints.object("shop", "edge",
+            "{dnsName: empty.example.org, recordType: A, recordTTL: 60}",
+            "{dnsName: alias.example.org, recordType: CNAME}",
+            "{dnsName: given.example.org, recordType: A, targets: [192.0.2.1]}",
+            "{dnsName: text.example.org, recordType: TXT, targets: [hello]}");
 
     static Set<String> run(List<String> defaults, boolean force) {
         var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), defaults, force);
-        var out = new ObjectTranslation(settings, Set.of("crd"))
-                .translate(List.of((HasMetadata) new KubernetesSerialization().unmarshal(DNS_ENDPOINT)));
-        var lines = new TreeSet<String>();
-        out.endpoints().forEach(e -> lines.add(e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets() + " " + e.resource()));
-        return lines;
+        return SourceLines.of(new ObjectTranslation(settings, Set.of("crd")).translate(List.of(DNS_ENDPOINT)));
     }
 
     @Test
@@ -50,23 +39,17 @@ class DefaultTargetsTest {
                 "given.example.org 0 A [203.0.113.1] crd/shop/edge", "text.example.org 0 TXT [hello] crd/shop/edge"), run(List.of("203.0.113.1"), true));
     }
 
-    static final String MIXED = """
-            apiVersion: externaldns.k8s.io/v1alpha1
-            kind: DNSEndpoint
-            metadata: {name: mixed, namespace: shop}
-            spec:
-              endpoints:
-              - {dnsName: web.example.org, recordType: A, targets: [192.0.2.1], recordTTL: 60}
-              - {dnsName: web.example.org, recordType: AAAA, targets: ["2001:db8::5"], recordTTL: 60}
-              - {dnsName: web.example.org, recordType: TXT, targets: [hello]}
-              - {dnsName: _sip._udp.web.example.org, recordType: SRV, targets: ["10 5 5060 web.example.org"]}
-            """;
+    static final HasMetadata MIXED = DnsEndpoints.object("shop", "mixed",
+            "{dnsName: web.example.org, recordType: A, targets: [192.0.2.1], recordTTL: 60}",
+            "{dnsName: web.example.org, recordType: AAAA, targets: [\"2001:db8::5\"], recordTTL: 60}",
+            "{dnsName: web.example.org, recordType: TXT, targets: [hello]}",
+            "{dnsName: _sip._udp.web.example.org, recordType: SRV, targets: [\"10 5 5060 web.example.org\"]}");
 
     /** Forced defaults replace a name's address records once, however many address types it had; TXT and SRV keep theirs. */
     @Test
     void forcedDefaultsReplaceANamesAddressesOnceAndLeaveTxtAndSrvAsWritten() {
         var settings = new SourceSettings(Optional.empty(), false, Optional.empty(), List.of("203.0.113.1", "2001:db8::1"), true);
-        var out = new ObjectTranslation(settings, Set.of("crd")).translate(List.of((HasMetadata) new KubernetesSerialization().unmarshal(MIXED)));
+        var out = new ObjectTranslation(settings, Set.of("crd")).translate(List.of(MIXED));
         var lines = out.endpoints().stream().map(e -> e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets()).sorted().toList();
         assertEquals(List.of("_sip._udp.web.example.org 0 SRV [10 5 5060 web.example.org]", "web.example.org 0 TXT [hello]",
                 "web.example.org 60 A [203.0.113.1]", "web.example.org 60 AAAA [2001:db8::1]"), lines);

@@ -23,10 +23,7 @@ class IngressSourceTest {
     static TreeSet<String> run(Ingress i) {
         var out = new SourceOutput();
         new IngressSource().translate(i, out);
-        var lines = new TreeSet<String>();
-        out.endpoints().forEach(e -> lines.add(e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets() + " " + e.resource()));
-        out.problems().forEach(p -> lines.add("PROBLEM " + p.message()));
-        return lines;
+        return SourceLines.of(out);
     }
 
     @Test

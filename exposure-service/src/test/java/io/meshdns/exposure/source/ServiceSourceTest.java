@@ -34,10 +34,7 @@ class ServiceSourceTest {
         source.translate(s, List.of(new NodeBuilder().withNewStatus().addNewAddress().withType("InternalIP").withAddress("10.0.0.1").endAddress().endStatus().build()),
                 List.of(new EndpointSliceBuilder().addNewEndpoint().withAddresses("10.1.0.1").withNewConditions().withReady(true).endConditions().endEndpoint()
                         .addNewEndpoint().withAddresses("10.1.0.2").withNewConditions().withReady(false).endConditions().endEndpoint().build()), out);
-        var lines = new TreeSet<String>();
-        out.endpoints().forEach(e -> lines.add(e.dnsName() + " " + e.ttl() + " " + e.recordType() + " " + e.targets() + " " + e.resource()));
-        out.problems().forEach(p -> lines.add("PROBLEM " + p.reason() + " " + p.message()));
-        return lines;
+        return SourceLines.of(out);
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.meshdns.exposure.testing.BindBackedExposureTest;
 import io.meshdns.exposure.testing.BindTestResource;
+import io.meshdns.exposure.testing.DnsEndpoints;
 import io.meshdns.exposure.testing.RunningExposure;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -146,16 +147,12 @@ class ExposureServiceTest extends BindBackedExposureTest {
     @Test
     void dnsEndpointsAreWatchedOnceTheCrdExists() throws Exception {
         ensureDnsEndpointCrd();
-        GenericKubernetesResource dnsEndpoint = new GenericKubernetesResourceBuilder()
-                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
-                .withNewMetadata().withNamespace("default").withName("records").endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
-                        Map.of("dnsName", "crd.mesh.test", "recordType", "A", "targets", List.of("198.51.100.5", "198.51.100.6"), "recordTTL", 120),
-                        Map.of("dnsName", "crd.mesh.test", "recordType", "TXT", "targets", List.of("hello")),
-                        Map.of("dnsName", "_sip._udp.crd.mesh.test", "recordType", "SRV", "targets", List.of("10 5 5060 crd.mesh.test")),
-                        Map.of("dnsName", "outside.example.com", "recordType", "A", "targets", List.of("198.51.100.7")),
-                        Map.of("recordType", "A", "targets", List.of("198.51.100.8"))))))
-                .build();
+        GenericKubernetesResource dnsEndpoint = DnsEndpoints.object("default", "records",
+                "{dnsName: crd.mesh.test, recordType: A, targets: [198.51.100.5, 198.51.100.6], recordTTL: 120}",
+                "{dnsName: crd.mesh.test, recordType: TXT, targets: [hello]}",
+                "{dnsName: _sip._udp.crd.mesh.test, recordType: SRV, targets: [\"10 5 5060 crd.mesh.test\"]}",
+                "{dnsName: outside.example.com, recordType: A, targets: [198.51.100.7]}",
+                "{recordType: A, targets: [198.51.100.8]}");
         client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).resource(dnsEndpoint).create();
         reconcileUntil("crd.mesh.test", "A", List.of("198.51.100.5", "198.51.100.6"));
         assertEquals(List.of("\"hello\""), bind().dig("crd.mesh.test", "TXT"));
@@ -208,13 +205,9 @@ class ExposureServiceTest extends BindBackedExposureTest {
     @Test
     void publishedAndInvalidEventsAndDnsEndpointStatus() throws Exception {
         ensureDnsEndpointCrd();
-        GenericKubernetesResource dnsEndpoint = new GenericKubernetesResourceBuilder()
-                .withApiVersion("externaldns.k8s.io/v1alpha1").withKind("DNSEndpoint")
-                .withNewMetadata().withNamespace("default").withName("status-check").endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("endpoints", List.of(
-                        Map.of("dnsName", "status.mesh.test", "recordType", "A", "targets", List.of("198.51.100.40")),
-                        Map.of("dnsName", "ttl.mesh.test", "recordType", "A", "targets", List.of("198.51.100.41"), "recordTTL", 4294967295L)))))
-                .build();
+        GenericKubernetesResource dnsEndpoint = DnsEndpoints.object("default", "status-check",
+                "{dnsName: status.mesh.test, recordType: A, targets: [198.51.100.40]}",
+                "{dnsName: ttl.mesh.test, recordType: A, targets: [198.51.100.41], recordTTL: 4294967295}");
         client.genericKubernetesResources(KubernetesSources.DNS_ENDPOINTS).resource(dnsEndpoint).create();
         reconcileUntil("status.mesh.test", "A", List.of("198.51.100.40"));
         assertEquals(List.of(), bind().dig("ttl.mesh.test", "A"), "a TTL beyond 2^31-1 is refused, not wrapped");

@@ -9,6 +9,7 @@ import io.meshdns.exposure.provider.webhook.WebhookProvider;
 import io.meshdns.exposure.registry.TxtNameMapper;
 import io.meshdns.exposure.registry.TxtRegistry;
 import io.meshdns.exposure.source.SourceSettings;
+import io.meshdns.exposure.testing.DnsEndpoints;
 import io.meshdns.testsupport.webhook.StrictWebhookProvider;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -74,14 +75,8 @@ class ManifestOnceTest {
             assertEquals(List.of("203.0.113.10"), webhook.targets("web.example.org", "A"), "broken files skipped, the rest published");
             assertEquals(List.of("198.51.100.5"), webhook.targets("crd.example.org", "A"));
 
-            Files.writeString(dir.resolve("bad.yaml"), """
-                    apiVersion: externaldns.k8s.io/v1alpha1
-                    kind: DNSEndpoint
-                    metadata: {name: bad, namespace: shop}
-                    spec:
-                      endpoints:
-                      - {dnsName: bad.example.org, recordType: A, targets: [198.51.100.6], recordTTL: 4294967295}
-                    """);
+            Files.writeString(dir.resolve("bad.yaml"), DnsEndpoints.manifest("shop", "bad",
+                    "{dnsName: bad.example.org, recordType: A, targets: [198.51.100.6], recordTTL: 4294967295}"));
             var out2 = new ByteArrayOutputStream();
             assertEquals(OncePass.OBJECT_PROBLEMS, OncePass.run(sources, List.of(r), false, new PrintStream(out2, true, StandardCharsets.UTF_8)));
             assertTrue(out2.toString(StandardCharsets.UTF_8).contains("DNSEndpoint shop/bad: InvalidEndpoint"), out2.toString(StandardCharsets.UTF_8));

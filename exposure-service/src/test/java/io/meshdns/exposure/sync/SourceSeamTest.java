@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.meshdns.exposure.source.AbstractSource;
 import io.meshdns.exposure.source.DnsEndpointSource;
 import io.meshdns.exposure.source.ObjectTranslation;
 import io.meshdns.exposure.source.Problem;
@@ -42,22 +43,11 @@ class SourceSeamTest {
     static final SourceSettings SETTINGS = new SourceSettings(Optional.empty(), false, Optional.empty());
 
     /** A source defined only here: {@code example.io/v1 Greeting} with spec.host and spec.ip → A. */
-    static final class GreetingSource implements Source {
+    static final class GreetingSource extends AbstractSource {
         static final WatchedKind GREETINGS = WatchedKind.custom("example.io", "v1", "Greeting", "greetings");
 
-        @Override
-        public String name() {
-            return "greeting";
-        }
-
-        @Override
-        public WatchedKind kind() {
-            return GREETINGS;
-        }
-
-        @Override
-        public List<WatchedKind> context() {
-            return List.of(ServiceSource.NODES);
+        GreetingSource() {
+            super("greeting", GREETINGS, ServiceSource.NODES);
         }
 
         @Override

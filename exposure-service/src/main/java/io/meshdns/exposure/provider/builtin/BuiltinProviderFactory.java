@@ -3,6 +3,7 @@ package io.meshdns.exposure.provider.builtin;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
+import io.meshdns.exposure.provider.ProviderKeys;
 import io.meshdns.exposure.provider.rfc2136.Rfc2136Config;
 import io.meshdns.exposure.provider.rfc2136.Rfc2136Provider;
 import io.meshdns.exposure.provider.rfc2136.Rfc2136ProviderFactory;
@@ -57,7 +58,7 @@ public final class BuiltinProviderFactory implements ProviderFactory {
             }
             String host = t.substring(0, colon).replace("[", "").replace("]", "");
             out.add(new Rfc2136Provider(Rfc2136ProviderFactory.settings(r, host,
-                    Rfc2136ProviderFactory.port("meshdns.exposure.builtin.targets", port), context, DEFAULT_TTL)));
+                    ProviderKeys.port("meshdns.exposure.builtin.targets", port), context, DEFAULT_TTL)));
         }
         return out;
     }

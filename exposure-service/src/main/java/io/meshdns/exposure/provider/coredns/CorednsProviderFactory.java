@@ -3,6 +3,7 @@ package io.meshdns.exposure.provider.coredns;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
+import io.meshdns.exposure.provider.ProviderKeys;
 import jakarta.inject.Singleton;
 import java.net.URI;
 import java.util.ArrayList;
@@ -27,18 +28,7 @@ public final class CorednsProviderFactory implements ProviderFactory {
     public List<Provider> create(ProviderContext context) {
         CorednsConfig c = config;
         var urls = new ArrayList<URI>();
-        for (String u : c.etcdUrls()) {
-            URI uri;
-            try {
-                uri = URI.create(u.trim());
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: '" + u + "' is not a URL");
-            }
-            if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-                throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: '" + u + "' must start with http:// or https://");
-            }
-            urls.add(uri);
-        }
+        for (String u : c.etcdUrls()) urls.add(ProviderKeys.httpUrl("meshdns.exposure.coredns.etcd-urls", u));
         if (urls.isEmpty()) throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: at least one URL is required");
         String prefix = c.prefix().trim();
         if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.length() < 2) {

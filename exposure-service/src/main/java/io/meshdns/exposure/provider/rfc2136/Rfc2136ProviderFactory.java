@@ -3,6 +3,7 @@ package io.meshdns.exposure.provider.rfc2136;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
+import io.meshdns.exposure.provider.ProviderKeys;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Optional;
@@ -29,9 +30,8 @@ public final class Rfc2136ProviderFactory implements ProviderFactory {
     @Override
     public List<Provider> create(ProviderContext context) {
         Rfc2136Config r = config;
-        String host = r.host().filter(h -> !h.isBlank()).orElseThrow(() ->
-                new IllegalArgumentException("meshdns.exposure.rfc2136.host: required with meshdns.exposure.provider=rfc2136"));
-        return List.of(new Rfc2136Provider(settings(r, host, port("meshdns.exposure.rfc2136.port", r.port()), context,
+        String host = ProviderKeys.required("meshdns.exposure.rfc2136.host", r.host(), name());
+        return List.of(new Rfc2136Provider(settings(r, host, ProviderKeys.port("meshdns.exposure.rfc2136.port", r.port()), context,
                 EXTERNAL_DNS_DEFAULT_TTL)));
     }
 
@@ -59,10 +59,5 @@ public final class Rfc2136ProviderFactory implements ProviderFactory {
         }
         if (r.tsigKeyName().isEmpty()) return Optional.empty();
         return Optional.of(TsigKeys.create(r.tsigKeyName().get(), r.tsigSecret().get(), r.tsigAlgorithm()));
-    }
-
-    public static int port(String key, int port) {
-        if (port < 1 || port > 65535) throw new IllegalArgumentException(key + ": port " + port + " out of range 1..65535");
-        return port;
     }
 }

@@ -6,6 +6,7 @@ import io.meshdns.exposure.plan.Changes;
 import io.meshdns.exposure.plan.DomainFilter;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.exposure.provider.ProviderKeys;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -68,7 +69,7 @@ public final class WebhookProvider implements Provider {
     }
 
     public WebhookProvider(URI base, Duration timeout, int maxAttempts, long maxResponseBytes) {
-        URI withoutCredentials = withoutUserInfo(base);
+        URI withoutCredentials = ProviderKeys.withoutUserInfo(base);
         String s = withoutCredentials.toString();
         this.base = URI.create(s.endsWith("/") ? s : s + "/");
         this.printable = this.base.toString();
@@ -78,16 +79,6 @@ public final class WebhookProvider implements Provider {
         this.maxAttempts = maxAttempts;
         this.maxResponseBytes = maxResponseBytes;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
-    }
-
-    /** The URL without its user-info part: what requests go to and what is printed. */
-    static URI withoutUserInfo(URI uri) {
-        if (uri.getRawUserInfo() == null) return uri;
-        try {
-            return new URI(uri.getScheme(), null, uri.getHost(), uri.getPort(), uri.getPath(), uri.getQuery(), uri.getFragment());
-        } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("the URL cannot be split from its credentials", e);
-        }
     }
 
     @Override

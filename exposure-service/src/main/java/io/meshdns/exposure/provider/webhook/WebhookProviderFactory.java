@@ -3,6 +3,7 @@ package io.meshdns.exposure.provider.webhook;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
 import io.meshdns.exposure.provider.ProviderFactory;
+import io.meshdns.exposure.provider.ProviderKeys;
 import jakarta.inject.Singleton;
 import java.net.URI;
 import java.util.List;
@@ -25,18 +26,8 @@ public final class WebhookProviderFactory implements ProviderFactory {
     @Override
     public List<Provider> create(ProviderContext context) {
         WebhookConfig c = config;
-        String url = c.url().filter(u -> !u.isBlank()).orElseThrow(() ->
-                new IllegalArgumentException("meshdns.exposure.webhook.url: required with meshdns.exposure.provider=webhook"));
-        URI uri;
-        try {
-            uri = URI.create(url.trim());
-        } catch (IllegalArgumentException e) {
-            // the value is not echoed: it may carry a password
-            throw new IllegalArgumentException("meshdns.exposure.webhook.url: not a URL (" + e.getMessage().replaceAll(":.*", "") + ")");
-        }
-        if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-            throw new IllegalArgumentException("meshdns.exposure.webhook.url: '" + WebhookProvider.withoutUserInfo(uri) + "' is not an http:// or https:// URL");
-        }
+        String key = "meshdns.exposure.webhook.url";
+        URI uri = ProviderKeys.httpUrl(key, ProviderKeys.required(key, c.url(), name()));
         if (c.maxAttempts() < 1) {
             throw new IllegalArgumentException("meshdns.exposure.webhook.max-attempts: must be at least 1");
         }

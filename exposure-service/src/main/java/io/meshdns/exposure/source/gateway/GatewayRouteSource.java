@@ -1,12 +1,16 @@
 package io.meshdns.exposure.source.gateway;
 
+import static io.meshdns.exposure.source.Fields.list;
+import static io.meshdns.exposure.source.Fields.map;
+import static io.meshdns.exposure.source.Fields.str;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.meshdns.exposure.source.Annotations;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.ServiceSource;
-import io.meshdns.exposure.source.Source;
+import io.meshdns.exposure.source.AbstractSource;
 import io.meshdns.exposure.source.SourceContext;
 import io.meshdns.exposure.source.SourceNames;
 import io.meshdns.exposure.source.SourceOutput;
@@ -41,40 +45,31 @@ import java.util.TreeSet;
  * </ul>
  * Bad input is a Problem on the route: never accepted (records withdrawn), a hostname outside every listener,
  * a Gateway without an address (records kept).
+ * <p>
+ * One class serves every {@link RouteKind}. It is not abstract so that tests and tools build any kind without CDI;
+ * each kind's CDI bean (what {@code @All} collects) is a subclass that only names its kind.
  */
-public abstract class GatewayRouteSource implements Source {
+public class GatewayRouteSource extends AbstractSource {
 
     public static final String GROUP = "gateway.networking.k8s.io";
     public static final WatchedKind GATEWAYS = WatchedKind.custom(GROUP, "v1", "Gateway", "gateways");
     public static final WatchedKind NAMESPACES = WatchedKind.builtIn(Namespace.class, "", "v1", "Namespace", "namespaces", false);
     static final String HOSTNAME_SOURCE = "gateway-hostname-source";
 
-    private final String name;
-    private final WatchedKind kind;
     private final String protocol;
     private final GatewayFilter filter;
 
-    protected GatewayRouteSource(String name, String kind, String version, String plural, String protocol, GatewayFilter filter) {
-        this.name = name;
-        this.kind = WatchedKind.custom(GROUP, version, kind, plural);
-        this.protocol = protocol;
+    public GatewayRouteSource(RouteKind route, GatewayFilter filter) {
+        super(route.sourceName, route.kind, filter.listenerSets()
+                ? List.of(GATEWAYS, NAMESPACES, ListenerParents.LISTENER_SETS, ListenerParents.X_LISTENER_SETS)
+                : List.of(GATEWAYS, NAMESPACES));
+        this.protocol = route.listenerProtocol;
         this.filter = filter;
     }
 
-    @Override
-    public final String name() {
-        return name;
-    }
-
-    @Override
-    public final WatchedKind kind() {
-        return kind;
-    }
-
-    @Override
-    public final List<WatchedKind> context() {
-        return filter.listenerSets() ? List.of(GATEWAYS, NAMESPACES, ListenerParents.LISTENER_SETS, ListenerParents.X_LISTENER_SETS)
-                : List.of(GATEWAYS, NAMESPACES);
+    /** The bean's constructor: fails naming the key on a {@code meshdns.exposure.gateway.*} value it cannot read. */
+    protected GatewayRouteSource(RouteKind route, GatewayConfig config) {
+        this(route, GatewayFilter.of(config));
     }
 
     @Override
@@ -83,7 +78,7 @@ public abstract class GatewayRouteSource implements Source {
         var meta = route.getMetadata();
         Map<String, String> ann = meta.getAnnotations() == null ? Map.of() : meta.getAnnotations();
         if (Annotations.forOtherController(ann)) return;
-        String k = kind.kind();
+        String k = kind().kind();
         Map<String, Object> spec = map(route.getAdditionalProperties().get("spec"));
         List<Object> parentRefs = list(spec.get("parentRefs"));
         if (parentRefs.isEmpty()) return;
@@ -218,7 +213,7 @@ public abstract class GatewayRouteSource implements Source {
         if (kinds.isEmpty()) return true;
         for (Object o : kinds) {
             Map<String, Object> gk = map(o);
-            if (str(gk.get("group"), GROUP).equals(GROUP) && kind.kind().equals(gk.get("kind"))) return true;
+            if (str(gk.get("group"), GROUP).equals(GROUP) && kind().kind().equals(gk.get("kind"))) return true;
         }
         return false;
     }
@@ -270,19 +265,5 @@ public abstract class GatewayRouteSource implements Source {
             if (!label.matches("[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?")) return null;
         }
         return h.toLowerCase(Locale.ROOT);
-    }
-
-    private static String str(Object o, String def) {
-        return o == null || o.toString().isEmpty() ? def : o.toString();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object o) {
-        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object o) {
-        return o instanceof List<?> l ? (List<Object>) l : List.of();
     }
 }

@@ -2,10 +2,10 @@ package io.meshdns.exposure.source.istio;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.meshdns.exposure.source.AbstractSource;
 import io.meshdns.exposure.source.IngressSource;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.ServiceSource;
-import io.meshdns.exposure.source.Source;
 import io.meshdns.exposure.source.SourceContext;
 import io.meshdns.exposure.source.SourceObject;
 import io.meshdns.exposure.source.SourceOutput;
@@ -23,21 +23,10 @@ import java.util.List;
  * Problem on it and keeps its current records (ExternalDNS fails the whole pass there).
  */
 @Singleton
-public final class IstioGatewaySource implements Source {
+public final class IstioGatewaySource extends AbstractSource {
 
-    @Override
-    public String name() {
-        return "istio-gateway";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return IstioGateways.GATEWAYS;
-    }
-
-    @Override
-    public List<WatchedKind> context() {
-        return List.of(ServiceSource.SERVICES, IngressSource.INGRESSES);
+    public IstioGatewaySource() {
+        super("istio-gateway", IstioGateways.GATEWAYS, ServiceSource.SERVICES, IngressSource.INGRESSES);
     }
 
     @Override

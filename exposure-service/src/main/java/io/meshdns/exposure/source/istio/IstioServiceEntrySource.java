@@ -3,10 +3,10 @@ package io.meshdns.exposure.source.istio;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.exposure.source.AbstractSource;
 import io.meshdns.exposure.source.Annotations;
 import io.meshdns.exposure.source.Fields;
 import io.meshdns.exposure.source.Problem;
-import io.meshdns.exposure.source.Source;
 import io.meshdns.exposure.source.SourceContext;
 import io.meshdns.exposure.source.SourceObject;
 import io.meshdns.exposure.source.SourceOutput;
@@ -36,7 +36,7 @@ import java.util.TreeSet;
  * wildcard record at nothing would shadow the whole subtree). Registry resource key {@code serviceentry/<ns>/<name>}.
  */
 @Singleton
-public final class IstioServiceEntrySource implements Source {
+public final class IstioServiceEntrySource extends AbstractSource {
 
     static final WatchedKind SERVICE_ENTRIES = WatchedKind.custom(IstioGateways.GROUP, "v1", "ServiceEntry", "serviceentries");
     /** Publishes a MESH_INTERNAL ServiceEntry (its names are otherwise the mesh's own business). */
@@ -44,14 +44,8 @@ public final class IstioServiceEntrySource implements Source {
     /** The cluster's own zone (and the {@code svc} shorthand below it). */
     static final String CLUSTER_ZONE = "cluster.local";
 
-    @Override
-    public String name() {
-        return "istio-serviceentry";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return SERVICE_ENTRIES;
+    public IstioServiceEntrySource() {
+        super("istio-serviceentry", SERVICE_ENTRIES);
     }
 
     @Override

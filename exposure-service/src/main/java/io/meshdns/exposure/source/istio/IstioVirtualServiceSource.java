@@ -2,12 +2,12 @@ package io.meshdns.exposure.source.istio;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.meshdns.exposure.source.AbstractSource;
 import io.meshdns.exposure.source.Annotations;
 import io.meshdns.exposure.source.Fields;
 import io.meshdns.exposure.source.IngressSource;
 import io.meshdns.exposure.source.Problem;
 import io.meshdns.exposure.source.ServiceSource;
-import io.meshdns.exposure.source.Source;
 import io.meshdns.exposure.source.SourceContext;
 import io.meshdns.exposure.source.SourceObject;
 import io.meshdns.exposure.source.SourceOutput;
@@ -30,23 +30,12 @@ import java.util.Map;
  * a Gateway that does not exist is a {@link Problem#GATEWAY_NOT_FOUND} warning and gives no targets, as in ExternalDNS.
  */
 @Singleton
-public final class IstioVirtualServiceSource implements Source {
+public final class IstioVirtualServiceSource extends AbstractSource {
 
     static final WatchedKind VIRTUAL_SERVICES = WatchedKind.custom(IstioGateways.GROUP, "v1", "VirtualService", "virtualservices");
 
-    @Override
-    public String name() {
-        return "istio-virtualservice";
-    }
-
-    @Override
-    public WatchedKind kind() {
-        return VIRTUAL_SERVICES;
-    }
-
-    @Override
-    public List<WatchedKind> context() {
-        return List.of(IstioGateways.GATEWAYS, ServiceSource.SERVICES, IngressSource.INGRESSES);
+    public IstioVirtualServiceSource() {
+        super("istio-virtualservice", VIRTUAL_SERVICES, IstioGateways.GATEWAYS, ServiceSource.SERVICES, IngressSource.INGRESSES);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.meshdns.exposure.source.SourceFilter;
 import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -25,17 +26,22 @@ class GatewayRouteSourceTest {
     static final KubernetesSerialization YAML = new KubernetesSerialization();
 
     static String gateway(String ns, String name, String listeners, String addresses, String extraMeta) {
+        return gateway(ns, name, listeners, "", addresses, extraMeta);
+    }
+
+    /** {@code extraSpec}: further fields of the spec, each as a line of its own ({@code "\n  field: value"}). */
+    static String gateway(String ns, String name, String listeners, String extraSpec, String addresses, String extraMeta) {
         return """
                 apiVersion: gateway.networking.k8s.io/v1
                 kind: Gateway
                 metadata: {name: %s, namespace: %s%s}
                 spec:
                   gatewayClassName: x
-                  listeners: %s
+                  listeners: %s%s
                 status:
                   addresses: %s
                 ---
-                """.formatted(name, ns, extraMeta, listeners, addresses);
+                """.formatted(name, ns, extraMeta, listeners, extraSpec, addresses);
     }
 
     static final String HTTP_ANY = "[{name: http, protocol: HTTP, port: 80}]";
@@ -82,8 +88,7 @@ class GatewayRouteSourceTest {
             if (doc.isBlank()) continue;
             objects.add((HasMetadata) YAML.unmarshal(doc));
         }
-        List<Source> sources = List.of(new HttpRouteSource(filter), new GrpcRouteSource(filter), new TlsRouteSource(filter),
-                new TcpRouteSource(filter), new UdpRouteSource(filter));
+        List<Source> sources = Arrays.stream(RouteKind.values()).<Source>map(k -> new GatewayRouteSource(k, filter)).toList();
         var translation = new ObjectTranslation(sources, new SourceSettings(Optional.empty(), false, Optional.empty()),
                 Set.of("gateway-httproute", "gateway-grpcroute", "gateway-tlsroute", "gateway-tcproute", "gateway-udproute"), sourceFilter);
         SourceOutput out = translation.translate(objects);

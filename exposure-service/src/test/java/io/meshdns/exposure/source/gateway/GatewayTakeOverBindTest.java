@@ -58,7 +58,7 @@ class GatewayTakeOverBindTest {
                 GatewayRouteSourceTest.accepted("{name: edge}", 1), 1, "");
         var objects = new ArrayList<HasMetadata>();
         for (String doc : docs.split("(?m)^---\\s*$")) if (!doc.isBlank()) objects.add((HasMetadata) new KubernetesSerialization().unmarshal(doc));
-        var translation = new ObjectTranslation(List.of(new HttpRouteSource(GatewayFilter.ALL)),
+        var translation = new ObjectTranslation(List.of(new GatewayRouteSource(RouteKind.HTTP, GatewayFilter.ALL)),
                 new SourceSettings(Optional.empty(), false, Optional.empty()), Set.of("gateway-httproute"));
         var desired = translation.translate(objects).toDesired();
         assertEquals(2, desired.endpoints().size(), desired.endpoints().toString());

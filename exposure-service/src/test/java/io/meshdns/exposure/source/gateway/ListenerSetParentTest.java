@@ -22,19 +22,10 @@ class ListenerSetParentTest {
     static final GatewayFilter ON = GatewayFilter.ALL.withListenerSets(true);
     static final String ALLOW_ALL = "{namespaces: {from: All}}";
 
+    /** A Gateway with one HTTP listener of its own that lets ListenerSets attach as {@code allowedListeners} says. */
     static String gateway(String ns, String name, String allowedListeners, String addresses, String extraMeta) {
-        return """
-                apiVersion: gateway.networking.k8s.io/v1
-                kind: Gateway
-                metadata: {name: %s, namespace: %s%s}
-                spec:
-                  gatewayClassName: x
-                  allowedListeners: %s
-                  listeners: [{name: base, protocol: HTTP, port: 80}]
-                status:
-                  addresses: %s
-                ---
-                """.formatted(name, ns, extraMeta, allowedListeners, addresses);
+        return GatewayRouteSourceTest.gateway(ns, name, "[{name: base, protocol: HTTP, port: 80}]", "\n  allowedListeners: " + allowedListeners,
+                addresses, extraMeta);
     }
 
     static String ips(String... ips) {

@@ -11,7 +11,8 @@ import io.meshdns.exposure.source.SourceOutput;
 import io.meshdns.exposure.source.SourceSettings;
 import io.meshdns.exposure.source.WatchedKind;
 import io.meshdns.exposure.source.gateway.GatewayFilter;
-import io.meshdns.exposure.source.gateway.HttpRouteSource;
+import io.meshdns.exposure.source.gateway.GatewayRouteSource;
+import io.meshdns.exposure.source.gateway.RouteKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -353,7 +354,7 @@ class IstioSourcesTest {
     /** Two kinds named Gateway in two groups are two kinds: with both Gateway sources on, each reads its own. */
     @Test
     void istioAndGatewayApiGatewaysAreDifferentKinds() {
-        var translation = new ObjectTranslation(List.of(new IstioGatewaySource(), new HttpRouteSource(GatewayFilter.ALL)),
+        var translation = new ObjectTranslation(List.of(new IstioGatewaySource(), new GatewayRouteSource(RouteKind.HTTP, GatewayFilter.ALL)),
                 new SourceSettings(Optional.empty(), false, Optional.empty()), Set.of("istio-gateway", "gateway-httproute"));
         assertEquals(Set.of("Gateway.networking.istio.io", "Gateway.gateway.networking.k8s.io"),
                 translation.kinds().stream().map(WatchedKind::key).filter(k -> k.startsWith("Gateway.")).collect(Collectors.toSet()));
