@@ -4,21 +4,17 @@ import io.fabric8.kubernetes.api.model.discovery.v1.Endpoint;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointPort;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.meshdns.discovery.translate.IpLiterals;
+import io.meshdns.discovery.translate.NamespacedObject;
 import io.meshdns.discovery.translate.ObjectNames;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.EndpointAddress;
 import io.meshdns.model.Kind;
-import io.meshdns.model.ObjectRef;
 import io.meshdns.model.PortSpec;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static io.meshdns.discovery.translate.ObjectNames.name;
-import static io.meshdns.discovery.translate.ObjectNames.namespaceOf;
-import static io.meshdns.discovery.translate.Translation.rejected;
 
 /** discovery.k8s.io/v1 EndpointSlice: a Service's endpoints (headless records, SRV, readiness, zones). Always read. */
 public final class EndpointSliceKind implements KindDefinition {
@@ -35,19 +31,17 @@ public final class EndpointSliceKind implements KindDefinition {
 
     /** Pure: a slice entry; skipped when no Service owns it; rejected on an address that is not of its type. */
     public static Translation translate(String cluster, EndpointSlice slice) {
-        String badName = ObjectNames.problem(slice, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
-        if (badName != null) return rejected(null, "EndpointSlice", cluster, slice, badName);
-        String name = name(slice);
-        String ns = namespaceOf(slice);
-        ObjectRef ref = new ObjectRef(cluster, Kind.ENDPOINT_SLICE, ns, name);
+        NamespacedObject subject = NamespacedObject.of(cluster, Kind.ENDPOINT_SLICE, "EndpointSlice", slice,
+                ObjectNames.Rule.DNS_1123_SUBDOMAIN);
+        if (subject.nameProblem() != null) return subject.rejectName();
         Map<String, String> labels = slice.getMetadata().getLabels();
         String serviceName = labels == null ? null : labels.get(SERVICE_NAME_LABEL);
         if (serviceName == null || serviceName.isEmpty()) {
-            return new Translation.Skipped(ref, "no " + SERVICE_NAME_LABEL + " label: not part of a Service");
+            return subject.skip("no " + SERVICE_NAME_LABEL + " label: not part of a Service");
         }
         String addressType = slice.getAddressType();
         if (!"IPv4".equals(addressType) && !"IPv6".equals(addressType) && !"FQDN".equals(addressType)) {
-            return rejected(ref, "EndpointSlice", cluster, slice, "addressType '" + addressType + "' is not IPv4, IPv6 or FQDN");
+            return subject.reject("addressType '" + addressType + "' is not IPv4, IPv6 or FQDN");
         }
         List<EndpointAddress> endpoints = new ArrayList<>();
         if (slice.getEndpoints() != null) {
@@ -60,7 +54,7 @@ public final class EndpointSliceKind implements KindDefinition {
                         default -> IpLiterals.isHostName(a, false);
                     };
                     if (!ok) {
-                        return rejected(ref, "EndpointSlice", cluster, slice, "endpoint address '" + a + "' is not a valid " + addressType + " address");
+                        return subject.reject("endpoint address '" + a + "' is not a valid " + addressType + " address");
                     }
                 }
                 // The EndpointSlice API: a missing ready condition means ready.
@@ -79,7 +73,7 @@ public final class EndpointSliceKind implements KindDefinition {
                 // A slice port without a number means "all ports"; it gives no SRV record.
                 if (p.getPort() == null) continue;
                 if (p.getPort() < 1 || p.getPort() > 65535) {
-                    return rejected(ref, "EndpointSlice", cluster, slice, "port " + p.getPort() + " is out of range");
+                    return subject.reject("port " + p.getPort() + " is out of range");
                 }
                 ports.add(new PortSpec(p.getName(), p.getProtocol(), p.getPort()));
             }
@@ -87,7 +81,7 @@ public final class EndpointSliceKind implements KindDefinition {
         // When the change behind this slice happened at the API server: the nodes measure how long it took to answer it.
         String triggered = slice.getMetadata().getAnnotations() == null ? null
                 : slice.getMetadata().getAnnotations().get(LAST_CHANGE_TRIGGER_TIME);
-        return new Translation.Accepted(new CatalogEntry.EndpointSlice(cluster, ns, name, serviceName, addressType, endpoints, ports,
-                triggered));
+        return new Translation.Accepted(new CatalogEntry.EndpointSlice(cluster, subject.namespace(), subject.name(), serviceName,
+                addressType, endpoints, ports, triggered));
     }
 }

@@ -4,18 +4,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.meshdns.discovery.config.DiscoveryConfig;
 import io.meshdns.discovery.translate.IpLiterals;
+import io.meshdns.discovery.translate.NamespacedObject;
 import io.meshdns.discovery.translate.ObjectNames;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.Kind;
-import io.meshdns.model.ObjectRef;
 
 import java.util.ArrayList;
 import java.util.List;
-
-import static io.meshdns.discovery.translate.ObjectNames.name;
-import static io.meshdns.discovery.translate.ObjectNames.namespaceOf;
-import static io.meshdns.discovery.translate.Translation.rejected;
 
 /** core/v1 Pod: pod records (verified mode) and a client IP's namespace. Read while {@code meshdns.discovery.watch-pods} is on. */
 public final class PodKind implements KindDefinition {
@@ -29,16 +25,13 @@ public final class PodKind implements KindDefinition {
 
     /** Pure: a pod entry with its IPs; skipped while it has none or once it finished. */
     public static Translation translate(String cluster, Pod pod) {
-        String badName = ObjectNames.problem(pod, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
-        if (badName != null) return rejected(null, "Pod", cluster, pod, badName);
-        String name = name(pod);
-        String ns = namespaceOf(pod);
-        ObjectRef ref = new ObjectRef(cluster, Kind.POD, ns, name);
+        NamespacedObject subject = NamespacedObject.of(cluster, Kind.POD, "Pod", pod, ObjectNames.Rule.DNS_1123_SUBDOMAIN);
+        if (subject.nameProblem() != null) return subject.rejectName();
         var status = pod.getStatus();
-        if (status == null) return new Translation.Skipped(ref, "no status yet");
+        if (status == null) return subject.skip("no status yet");
         if ("Succeeded".equals(status.getPhase()) || "Failed".equals(status.getPhase())) {
             // A finished pod's IP may already belong to another pod.
-            return new Translation.Skipped(ref, "pod phase " + status.getPhase());
+            return subject.skip("pod phase " + status.getPhase());
         }
         List<String> ips = new ArrayList<>();
         if (status.getPodIPs() != null && !status.getPodIPs().isEmpty()) {
@@ -48,10 +41,10 @@ public final class PodKind implements KindDefinition {
         } else if (status.getPodIP() != null && !status.getPodIP().isEmpty()) {
             ips.add(status.getPodIP());
         }
-        if (ips.isEmpty()) return new Translation.Skipped(ref, "no pod IP yet");
+        if (ips.isEmpty()) return subject.skip("no pod IP yet");
         for (String ip : ips) {
-            if (!IpLiterals.isIp(ip)) return rejected(ref, "Pod", cluster, pod, "status.podIPs entry '" + ip + "' is not an IP address");
+            if (!IpLiterals.isIp(ip)) return subject.reject("status.podIPs entry '" + ip + "' is not an IP address");
         }
-        return new Translation.Accepted(new CatalogEntry.Pod(cluster, ns, name, ips));
+        return new Translation.Accepted(new CatalogEntry.Pod(cluster, subject.namespace(), subject.name(), ips));
     }
 }

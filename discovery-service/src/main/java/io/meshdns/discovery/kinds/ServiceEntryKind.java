@@ -4,21 +4,17 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.meshdns.discovery.config.DiscoveryConfig;
 import io.meshdns.discovery.translate.CustomFields;
 import io.meshdns.discovery.translate.IpLiterals;
+import io.meshdns.discovery.translate.NamespacedObject;
 import io.meshdns.discovery.translate.ObjectNames;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.Kind;
-import io.meshdns.model.ObjectRef;
 import io.meshdns.model.PortSpec;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static io.meshdns.discovery.translate.ObjectNames.name;
-import static io.meshdns.discovery.translate.ObjectNames.namespaceOf;
-import static io.meshdns.discovery.translate.Translation.rejected;
 
 /**
  * Istio's networking.istio.io ServiceEntry: hosts outside the cluster's names, with their addresses. A custom resource,
@@ -42,22 +38,19 @@ public final class ServiceEntryKind implements KindDefinition {
 
     /** networking.istio.io ServiceEntry (v1 or v1beta1; the spec is the same). */
     public static Translation translate(String cluster, GenericKubernetesResource se) {
-        String badName = ObjectNames.problem(se, ObjectNames.Rule.DNS_1123_SUBDOMAIN, true);
-        if (badName != null) return rejected(null, "ServiceEntry", cluster, se, badName);
-        String name = name(se);
-        String ns = namespaceOf(se);
-        ObjectRef ref = new ObjectRef(cluster, Kind.SERVICE_ENTRY, ns, name);
+        NamespacedObject subject = NamespacedObject.of(cluster, Kind.SERVICE_ENTRY, "ServiceEntry", se, ObjectNames.Rule.DNS_1123_SUBDOMAIN);
+        if (subject.nameProblem() != null) return subject.rejectName();
         Object specObj = se.getAdditionalProperties().get("spec");
-        if (!(specObj instanceof Map<?, ?> spec)) return rejected(ref, "ServiceEntry", cluster, se, "spec is missing or not an object");
+        if (!(specObj instanceof Map<?, ?> spec)) return subject.reject("spec is missing or not an object");
 
         Object hostsObj = spec.get("hosts");
-        if (hostsObj == null) return rejected(ref, "ServiceEntry", cluster, se, "spec.hosts is missing");
-        if (!(hostsObj instanceof List<?> hostList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.hosts is not a list");
-        if (hostList.isEmpty()) return rejected(ref, "ServiceEntry", cluster, se, "spec.hosts is empty");
+        if (hostsObj == null) return subject.reject("spec.hosts is missing");
+        if (!(hostsObj instanceof List<?> hostList)) return subject.reject("spec.hosts is not a list");
+        if (hostList.isEmpty()) return subject.reject("spec.hosts is empty");
         List<String> hosts = new ArrayList<>();
         for (Object h : hostList) {
             if (!(h instanceof String host) || !IpLiterals.isHostName(host, true)) {
-                return rejected(ref, "ServiceEntry", cluster, se, "spec.hosts entry '" + h + "' is not a DNS name");
+                return subject.reject("spec.hosts entry '" + h + "' is not a DNS name");
             }
             hosts.add(host.toLowerCase(java.util.Locale.ROOT));
         }
@@ -65,9 +58,9 @@ public final class ServiceEntryKind implements KindDefinition {
         List<String> addresses = new ArrayList<>();
         Object addrObj = spec.get("addresses");
         if (addrObj != null) {
-            if (!(addrObj instanceof List<?> addrList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.addresses is not a list");
+            if (!(addrObj instanceof List<?> addrList)) return subject.reject("spec.addresses is not a list");
             for (Object a : addrList) {
-                if (!(a instanceof String addr)) return rejected(ref, "ServiceEntry", cluster, se, "spec.addresses entry '" + a + "' is not a string");
+                if (!(a instanceof String addr)) return subject.reject("spec.addresses entry '" + a + "' is not a string");
                 String ip = addr;
                 int slash = addr.indexOf('/');
                 if (slash >= 0) {
@@ -76,16 +69,16 @@ public final class ServiceEntryKind implements KindDefinition {
                     try {
                         bits = Integer.parseInt(addr.substring(slash + 1));
                     } catch (NumberFormatException e) {
-                        return rejected(ref, "ServiceEntry", cluster, se, "spec.addresses entry '" + addr + "' has a bad prefix length");
+                        return subject.reject("spec.addresses entry '" + addr + "' has a bad prefix length");
                     }
                     int max = IpLiterals.isIpv4(ip) ? 32 : 128;
                     if (!IpLiterals.isIp(ip) || bits < 0 || bits > max) {
-                        return rejected(ref, "ServiceEntry", cluster, se, "spec.addresses entry '" + addr + "' is not an IP address or CIDR");
+                        return subject.reject("spec.addresses entry '" + addr + "' is not an IP address or CIDR");
                     }
                     // A wider CIDR is valid for Istio (it matches traffic) but names no single address to answer.
                     if (bits != max) continue;
                 } else if (!IpLiterals.isIp(ip)) {
-                    return rejected(ref, "ServiceEntry", cluster, se, "spec.addresses entry '" + addr + "' is not an IP address");
+                    return subject.reject("spec.addresses entry '" + addr + "' is not an IP address");
                 }
                 addresses.add(ip);
             }
@@ -94,15 +87,15 @@ public final class ServiceEntryKind implements KindDefinition {
         Object resObj = spec.get("resolution");
         String resolution = resObj == null ? "NONE" : String.valueOf(resObj);
         if (!RESOLUTIONS.contains(resolution)) {
-            return rejected(ref, "ServiceEntry", cluster, se, "spec.resolution '" + resolution + "' is not one of " + RESOLUTIONS);
+            return subject.reject("spec.resolution '" + resolution + "' is not one of " + RESOLUTIONS);
         }
 
         List<String> endpointAddresses = new ArrayList<>();
         Object epObj = spec.get("endpoints");
         if (epObj != null) {
-            if (!(epObj instanceof List<?> epList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.endpoints is not a list");
+            if (!(epObj instanceof List<?> epList)) return subject.reject("spec.endpoints is not a list");
             for (Object e : epList) {
-                if (!(e instanceof Map<?, ?> ep)) return rejected(ref, "ServiceEntry", cluster, se, "spec.endpoints entry is not an object");
+                if (!(e instanceof Map<?, ?> ep)) return subject.reject("spec.endpoints entry is not an object");
                 Object address = ep.get("address");
                 // Hostname and unix:// endpoints are valid but are resolved by the proxy, not by us.
                 if (address instanceof String s && IpLiterals.isIp(s)) endpointAddresses.add(s);
@@ -112,11 +105,11 @@ public final class ServiceEntryKind implements KindDefinition {
         List<PortSpec> ports = new ArrayList<>();
         Object portsObj = spec.get("ports");
         if (portsObj != null) {
-            if (!(portsObj instanceof List<?> portList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.ports is not a list");
+            if (!(portsObj instanceof List<?> portList)) return subject.reject("spec.ports is not a list");
             for (Object p : portList) {
-                if (!(p instanceof Map<?, ?> port)) return rejected(ref, "ServiceEntry", cluster, se, "spec.ports entry is not an object");
+                if (!(p instanceof Map<?, ?> port)) return subject.reject("spec.ports entry is not an object");
                 Integer number = CustomFields.port(port.get("number"));
-                if (number == null) return rejected(ref, "ServiceEntry", cluster, se, "spec.ports entry has no valid number: " + port.get("number"));
+                if (number == null) return subject.reject("spec.ports entry has no valid number: " + port.get("number"));
                 Object pn = port.get("name");
                 ports.add(new PortSpec(pn == null ? "" : String.valueOf(pn), transportOf(port.get("protocol")), number));
             }
@@ -124,10 +117,10 @@ public final class ServiceEntryKind implements KindDefinition {
         List<String> exportTo = new ArrayList<>();
         Object exportObj = spec.get("exportTo");
         if (exportObj != null) {
-            if (!(exportObj instanceof List<?> exportList)) return rejected(ref, "ServiceEntry", cluster, se, "spec.exportTo is not a list");
+            if (!(exportObj instanceof List<?> exportList)) return subject.reject("spec.exportTo is not a list");
             for (Object x : exportList) {
                 if (!(x instanceof String scope) || scope.isBlank()) {
-                    return rejected(ref, "ServiceEntry", cluster, se, "spec.exportTo entry '" + x + "' is not a namespace, '.' or '*'");
+                    return subject.reject("spec.exportTo entry '" + x + "' is not a namespace, '.' or '*'");
                 }
                 exportTo.add(scope.trim());
             }
@@ -136,8 +129,8 @@ public final class ServiceEntryKind implements KindDefinition {
         boolean optOut = "false".equalsIgnoreCase(String.valueOf(labels.get(AUTOALLOCATE_LABEL)).trim());
         // Istio's precedence among entries naming one host counts from creationTimestamp: carried as the API gave it.
         String created = se.getMetadata().getCreationTimestamp();
-        return new Translation.Accepted(new CatalogEntry.ServiceEntry(cluster, ns, name, hosts, addresses, resolution,
-                endpointAddresses, ports, Map.of(), statusAddresses(se, hosts), exportTo, optOut, created));
+        return new Translation.Accepted(new CatalogEntry.ServiceEntry(cluster, subject.namespace(), subject.name(), hosts, addresses,
+                resolution, endpointAddresses, ports, Map.of(), statusAddresses(se, hosts), exportTo, optOut, created));
     }
 
     /**

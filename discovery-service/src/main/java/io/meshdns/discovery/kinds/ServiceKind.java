@@ -5,21 +5,17 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.meshdns.discovery.translate.IpLiterals;
+import io.meshdns.discovery.translate.NamespacedObject;
 import io.meshdns.discovery.translate.ObjectNames;
 import io.meshdns.discovery.translate.Translation;
 import io.meshdns.model.CatalogEntry;
 import io.meshdns.model.Kind;
-import io.meshdns.model.ObjectRef;
 import io.meshdns.model.PortSpec;
 import io.meshdns.model.ServiceType;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static io.meshdns.discovery.translate.ObjectNames.name;
-import static io.meshdns.discovery.translate.ObjectNames.namespaceOf;
-import static io.meshdns.discovery.translate.Translation.rejected;
 
 /** core/v1 Service: the service names, their cluster IPs, ports and ExternalName targets. Always read. */
 public final class ServiceKind implements KindDefinition {
@@ -36,13 +32,10 @@ public final class ServiceKind implements KindDefinition {
 
     /** Pure: a Service entry (type, IPs, ports, load-balancer ingress, exportTo, publishNotReady), or its rejection. */
     public static Translation translate(String cluster, Service svc) {
-        String badName = ObjectNames.problem(svc, ObjectNames.Rule.DNS_1035_LABEL, true);
-        if (badName != null) return rejected(null, "Service", cluster, svc, badName);
-        String name = name(svc);
-        String ns = namespaceOf(svc);
-        ObjectRef ref = new ObjectRef(cluster, Kind.SERVICE, ns, name);
+        NamespacedObject subject = NamespacedObject.of(cluster, Kind.SERVICE, "Service", svc, ObjectNames.Rule.DNS_1035_LABEL);
+        if (subject.nameProblem() != null) return subject.rejectName();
         ServiceSpec spec = svc.getSpec();
-        if (spec == null) return rejected(ref, "Service", cluster, svc, "spec is missing");
+        if (spec == null) return subject.reject("spec is missing");
         ServiceType type;
         String rawType = spec.getType() == null ? "ClusterIP" : spec.getType();
         switch (rawType) {
@@ -51,7 +44,7 @@ public final class ServiceKind implements KindDefinition {
             case "LoadBalancer" -> type = ServiceType.LOAD_BALANCER;
             case "ExternalName" -> type = ServiceType.EXTERNAL_NAME;
             default -> {
-                return rejected(ref, "Service", cluster, svc, "spec.type '" + rawType + "' is not a Service type");
+                return subject.reject("spec.type '" + rawType + "' is not a Service type");
             }
         }
         List<String> ips = new ArrayList<>();
@@ -59,7 +52,7 @@ public final class ServiceKind implements KindDefinition {
         if (type == ServiceType.EXTERNAL_NAME) {
             externalName = spec.getExternalName();
             if (!IpLiterals.isHostName(externalName, false)) {
-                return rejected(ref, "Service", cluster, svc, "spec.externalName '" + externalName + "' is not a DNS name");
+                return subject.reject("spec.externalName '" + externalName + "' is not a DNS name");
             }
         } else {
             List<String> raw = spec.getClusterIPs() != null && !spec.getClusterIPs().isEmpty()
@@ -68,7 +61,7 @@ public final class ServiceKind implements KindDefinition {
             for (String ip : raw) {
                 if (ip == null || ip.isEmpty() || "None".equals(ip)) continue;
                 if (!IpLiterals.isIp(ip)) {
-                    return rejected(ref, "Service", cluster, svc, "spec.clusterIPs entry '" + ip + "' is not an IP address");
+                    return subject.reject("spec.clusterIPs entry '" + ip + "' is not an IP address");
                 }
                 ips.add(ip);
             }
@@ -77,7 +70,7 @@ public final class ServiceKind implements KindDefinition {
         if (spec.getPorts() != null) {
             for (ServicePort p : spec.getPorts()) {
                 if (p.getPort() == null || p.getPort() < 1 || p.getPort() > 65535) {
-                    return rejected(ref, "Service", cluster, svc, "spec.ports entry '" + p.getName() + "' has no valid port");
+                    return subject.reject("spec.ports entry '" + p.getName() + "' has no valid port");
                 }
                 ports.add(new PortSpec(p.getName(), p.getProtocol(), p.getPort()));
             }
@@ -93,8 +86,8 @@ public final class ServiceKind implements KindDefinition {
         List<String> exportTo = splitExportTo(annotations.get(EXPORT_TO_ANNOTATION));
         boolean publishNotReady = Boolean.TRUE.equals(spec.getPublishNotReadyAddresses())
                 || "true".equalsIgnoreCase(String.valueOf(annotations.get(TOLERATE_UNREADY_ANNOTATION)).trim());
-        return new Translation.Accepted(new CatalogEntry.Service(cluster, ns, name, type, ips, externalName, ports, lb,
-                exportTo, publishNotReady));
+        return new Translation.Accepted(new CatalogEntry.Service(cluster, subject.namespace(), subject.name(), type, ips, externalName,
+                ports, lb, exportTo, publishNotReady));
     }
 
     /** {@code networking.istio.io/exportTo: "., istio-system"} → [".", "istio-system"]; absent → []. */

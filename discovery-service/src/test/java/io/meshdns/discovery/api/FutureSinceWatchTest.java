@@ -79,27 +79,27 @@ class FutureSinceWatchTest {
         assertFalse(catalog.isReady(), "the test needs discovery still waiting for the unreachable cluster's initial sync");
         long future = catalog.current().version() + 1_000_000_000L;
 
-        LinkedBlockingQueue<WatchEvent> whileWaiting = new LinkedBlockingQueue<>();
-        CompletableFuture<HttpResponse<Void>> first = watch(future, whileWaiting);
-        try {
-            WatchEvent e = firstNonHeartbeat(whileWaiting, INITIAL_SYNC_TIMEOUT.plusSeconds(15));
-            assertNotNull(e, "a watcher with since=<future> connected before ready never got a catalog");
-            assertEquals(WatchEvent.SNAPSHOT, e.type());
-            assertTrue(e.version() < future, "the snapshot is this discovery's version, not the client's");
-            assertTrue(e.snapshot().entries().stream().anyMatch(x -> x.ref().name().equals("web")), "the manifest's Service is in it");
-        } finally {
-            first.cancel(true);
-        }
+        WatchEvent whileWaiting = firstEventOfAWatch(future, INITIAL_SYNC_TIMEOUT.plusSeconds(15));
+        assertNotNull(whileWaiting, "a watcher with since=<future> connected before ready never got a catalog");
+        assertEquals(WatchEvent.SNAPSHOT, whileWaiting.type());
+        assertTrue(whileWaiting.version() < future, "the snapshot is this discovery's version, not the client's");
+        assertTrue(whileWaiting.snapshot().entries().stream().anyMatch(x -> x.ref().name().equals("web")),
+                "the manifest's Service is in it");
 
         assertTrue(catalog.isReady());
-        LinkedBlockingQueue<WatchEvent> whenReady = new LinkedBlockingQueue<>();
-        CompletableFuture<HttpResponse<Void>> second = watch(future, whenReady);
+        WatchEvent whenReady = firstEventOfAWatch(future, Duration.ofSeconds(10));
+        assertNotNull(whenReady, "a watcher with since=<future> connected when ready got no catalog");
+        assertEquals(WatchEvent.SNAPSHOT, whenReady.type());
+    }
+
+    /** Watches from {@code since} until its first event other than a heartbeat (null if none within), then hangs up. */
+    private WatchEvent firstEventOfAWatch(long since, Duration within) throws InterruptedException {
+        LinkedBlockingQueue<WatchEvent> events = new LinkedBlockingQueue<>();
+        CompletableFuture<HttpResponse<Void>> stream = watch(since, events);
         try {
-            WatchEvent e = firstNonHeartbeat(whenReady, Duration.ofSeconds(10));
-            assertNotNull(e, "a watcher with since=<future> connected when ready got no catalog");
-            assertEquals(WatchEvent.SNAPSHOT, e.type());
+            return firstNonHeartbeat(events, within);
         } finally {
-            second.cancel(true);
+            stream.cancel(true);
         }
     }
 

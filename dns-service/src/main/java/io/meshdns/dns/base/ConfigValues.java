@@ -4,6 +4,8 @@ import io.meshdns.dns.InvalidConfigException;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -37,6 +39,22 @@ public final class ConfigValues {
             throw new InvalidConfigException(key, parsed + " is outside " + min + ".." + max);
         }
         return parsed;
+    }
+
+    /** The CIDR blocks of a list key (blank entries skipped); the first that does not parse fails naming the key. */
+    public static List<Cidr> parseCidrs(String key, List<String> entries) {
+        List<Cidr> cidrs = new ArrayList<>();
+        for (String entry : entries) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            try {
+                cidrs.add(Cidr.parse(entry));
+            } catch (IllegalArgumentException e) {
+                throw new InvalidConfigException(key, e.getMessage());
+            }
+        }
+        return List.copyOf(cidrs);
     }
 
     /** Accepts {@code 10s}, {@code 500ms}, {@code 2m}, a bare number of seconds, or ISO-8601 ({@code PT10S}). */

@@ -9,7 +9,6 @@ import org.xbill.DNS.TextParseException;
 
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,17 +49,7 @@ public record DynamicSettings(Set<Name> zones, TsigKeyring keys, Path journalDir
             throw new InvalidConfigException(DynamicConfig.TSIG_KEYS,
                     "at least one key is required when " + DynamicConfig.DYNAMIC_ZONES + " is set (UPDATE requires TSIG)");
         }
-        List<Cidr> allow = new ArrayList<>();
-        for (String entry : config.dynamic().allowTransfer().orElse(List.of())) {
-            if (entry.isBlank()) {
-                continue;
-            }
-            try {
-                allow.add(Cidr.parse(entry));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigException(DynamicConfig.ALLOW_TRANSFER, e.getMessage());
-            }
-        }
-        return new DynamicSettings(Set.copyOf(zones), keys, journal, List.copyOf(allow));
+        List<Cidr> allow = ConfigValues.parseCidrs(DynamicConfig.ALLOW_TRANSFER, config.dynamic().allowTransfer().orElse(List.of()));
+        return new DynamicSettings(Set.copyOf(zones), keys, journal, allow);
     }
 }

@@ -1,6 +1,9 @@
 package io.meshdns.dns.server;
 
 import io.meshdns.dns.base.SocketTransport;
+import io.netty.bootstrap.AbstractBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -10,6 +13,7 @@ import io.netty.channel.socket.InternetProtocolFamily;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +54,23 @@ final class ListenerTransport {
                     + "and %s=true is refused", SocketTransport.epollUnavailableBecause(), ServerConfig.REUSE_PORT);
         }
         return new ListenerTransport(kind, kind.newEventLoopGroup(threads, "meshdns-dns"));
+    }
+
+    /**
+     * Binds a listener's socket to {@code address} and {@code port}, waiting at most ten seconds: the bound channel,
+     * or the bind's own failure ({@code protocol}, UDP or TCP, names the listener when it timed out).
+     */
+    static Channel bind(AbstractBootstrap<?, ?> bootstrap, String protocol, String address, int port) throws Exception {
+        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port));
+        if (!bound.await(10, TimeUnit.SECONDS)) {
+            bound.channel().close();
+            throw new IllegalStateException(protocol + " bind on " + address + " port " + port + " timed out");
+        }
+        if (!bound.isSuccess()) {
+            Throwable cause = bound.cause();
+            throw cause instanceof Exception e ? e : new IllegalStateException(cause);
+        }
+        return bound.channel();
     }
 
     /** What reuse-port needs and why it cannot be had here; null when it can (epoll loads). */

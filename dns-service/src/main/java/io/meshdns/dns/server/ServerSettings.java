@@ -3,6 +3,7 @@ package io.meshdns.dns.server;
 import io.meshdns.dns.base.Cidr;
 
 import static io.meshdns.dns.base.ConfigValues.parseBoolean;
+import static io.meshdns.dns.base.ConfigValues.parseCidrs;
 import static io.meshdns.dns.base.ConfigValues.parseDuration;
 import static io.meshdns.dns.base.ConfigValues.parseInt;
 
@@ -11,7 +12,6 @@ import io.netty.util.NetUtil;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -65,17 +65,7 @@ public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl
                     "'" + config.bindAddress() + "' is not an IPv4 or IPv6 address literal");
         }
         int port = parseInt(ServerConfig.PORT, config.port(), 0, 65535);
-        List<Cidr> cidrs = new ArrayList<>();
-        for (String entry : config.allowedClients()) {
-            if (entry.isBlank()) {
-                continue;
-            }
-            try {
-                cidrs.add(Cidr.parse(entry));
-            } catch (IllegalArgumentException e) {
-                throw new InvalidConfigException(ServerConfig.ALLOWED_CLIENTS, e.getMessage());
-            }
-        }
+        List<Cidr> cidrs = parseCidrs(ServerConfig.ALLOWED_CLIENTS, config.allowedClients());
         int payload = parseInt(ServerConfig.MAX_UDP_PAYLOAD, config.edns().maxUdpPayload(), MIN_UDP_PAYLOAD, 65535);
         ServerConfig.Tcp tcp = config.tcp();
         TcpLimits limits = new TcpLimits(parseDuration(ServerConfig.TCP_IDLE_TIMEOUT, tcp.idleTimeout()),
@@ -87,7 +77,7 @@ public record ServerSettings(List<String> bindAddresses, int port, ClientAcl acl
         Duration drain = config.drain().map(d -> parseDuration(ServerConfig.DRAIN, d, true))
                 .orElse(reusePort ? DEFAULT_DRAIN : Duration.ZERO);
         int udpWorkers = parseInt(ServerConfig.UDP_WORKERS, config.udpWorkers(), 1, ServerConfig.MAX_UDP_WORKERS);
-        return new ServerSettings(List.of(NetUtil.bytesToIpAddress(bindBytes)), port, new ClientAcl(cidrs), List.copyOf(cidrs),
+        return new ServerSettings(List.of(NetUtil.bytesToIpAddress(bindBytes)), port, new ClientAcl(cidrs), cidrs,
                 payload, limits, reusePort, drain, config.queryLog(), udpWorkers);
     }
 

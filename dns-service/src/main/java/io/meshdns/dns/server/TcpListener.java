@@ -6,7 +6,6 @@ import io.meshdns.dns.metrics.DnsMetrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
@@ -103,17 +102,9 @@ final class TcpListener {
                     // ListenerLifecycle.checkReusePort made sure epoll loads, so this is the epoll transport.
                     bootstrap.option(EpollChannelOption.SO_REUSEPORT, true);
                 }
-                ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port));
-                if (!bound.await(10, TimeUnit.SECONDS)) {
-                    bound.channel().close();
-                    throw new IllegalStateException("TCP bind on " + address + " port " + port + " timed out");
-                }
-                if (!bound.isSuccess()) {
-                    Throwable cause = bound.cause();
-                    throw cause instanceof Exception e ? e : new IllegalStateException(cause);
-                }
-                listener.servers.add(bound.channel());
-                listener.channels.add(bound.channel());
+                Channel server = ListenerTransport.bind(bootstrap, "TCP", address, port);
+                listener.servers.add(server);
+                listener.channels.add(server);
             }
         } catch (Exception e) {
             listener.close();

@@ -8,7 +8,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -95,16 +94,7 @@ final class UdpListener {
         } else {
             bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(MAX_QUERY_DATAGRAM));
         }
-        ChannelFuture bound = bootstrap.bind(new InetSocketAddress(address, port));
-        if (!bound.await(10, TimeUnit.SECONDS)) {
-            bound.channel().close();
-            throw new IllegalStateException("UDP bind on " + address + " port " + port + " timed out");
-        }
-        if (!bound.isSuccess()) {
-            Throwable cause = bound.cause();
-            throw cause instanceof Exception e ? e : new IllegalStateException(cause);
-        }
-        return new UdpListener(bound.channel(), handler);
+        return new UdpListener(ListenerTransport.bind(bootstrap, "UDP", address, port), handler);
     }
 
     /** Datagrams this socket has read (for the tests that see each UDP worker take its share). */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +20,8 @@ import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.xbill.DNS.Name;
 
 /** Config parsing through the real {@code @ConfigMapping}s and key names. */
@@ -69,14 +72,22 @@ class ForwardSettingsTest {
         assertEquals(Duration.ofMillis(300), s.timeout());
     }
 
-    @Test
-    void badUpstreamFailsNamingTheKey() {
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "127.0.0.1:dns")).startsWith("meshdns.dns.upstreams: '127.0.0.1:dns'"));
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "127.0.0.1:70000")).startsWith("meshdns.dns.upstreams"));
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "1.1.1.1", "meshdns.dns.forward.policy", "fastest"))
-                .startsWith("meshdns.dns.forward.policy"));
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "1.1.1.1", "meshdns.dns.forward.max-concurrent", "0"))
-                .startsWith("meshdns.dns.forward.max-concurrent"));
+    /** One bad value beside a good upstream (or the bad upstream itself): the message starts with its key. */
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "meshdns.dns.upstreams              | 127.0.0.1:dns           | meshdns.dns.upstreams: '127.0.0.1:dns'",
+            "meshdns.dns.upstreams              | 127.0.0.1:70000         | meshdns.dns.upstreams",
+            "meshdns.dns.forward.policy         | fastest                 | meshdns.dns.forward.policy",
+            "meshdns.dns.forward.max-concurrent | 0                       | meshdns.dns.forward.max-concurrent",
+            "meshdns.dns.zone-forwards          | 203.0.113.5:53          | meshdns.dns.zone-forwards",
+            "meshdns.dns.zone-forwards          | a.example=203.0.113.5:x | meshdns.dns.zone-forwards",
+            "meshdns.dns.zone-forwards          | a.example=              | meshdns.dns.zone-forwards",
+    })
+    void aBadValueFailsNamingItsKey(String key, String value, String messageStart) {
+        Map<String, String> properties = new HashMap<>(Map.of("meshdns.dns.upstreams", "1.1.1.1"));
+        properties.put(key, value);
+        String message = failure(properties);
+        assertTrue(message.startsWith(messageStart), message);
     }
 
     @Test
@@ -124,16 +135,6 @@ class ForwardSettingsTest {
                 ZoneForward.match(s.zoneForwards(), Name.fromConstantString("cluster3.example.")).zone());
         assertNull(ZoneForward.match(s.zoneForwards(), Name.fromConstantString("example.com.")));
         assertNull(ZoneForward.match(s.zoneForwards(), Name.fromConstantString("notexample.")));
-    }
-
-    @Test
-    void badZoneForwardFailsNamingTheKey() {
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "1.1.1.1", "meshdns.dns.zone-forwards", "203.0.113.5:53"))
-                .startsWith("meshdns.dns.zone-forwards"));
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "1.1.1.1", "meshdns.dns.zone-forwards", "a.example=203.0.113.5:x"))
-                .startsWith("meshdns.dns.zone-forwards"));
-        assertTrue(failure(Map.of("meshdns.dns.upstreams", "1.1.1.1", "meshdns.dns.zone-forwards", "a.example="))
-                .startsWith("meshdns.dns.zone-forwards"));
     }
 
     @Test
