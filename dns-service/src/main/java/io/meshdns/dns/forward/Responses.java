@@ -38,27 +38,51 @@ final class Responses {
         upstream.getHeader().unsetFlag(Flags.AA);
         upstream.getHeader().setFlag(Flags.RA);
         copyQueryFlags(query, upstream);
-        List<Record> hopByHop = new ArrayList<>(1);
-        for (Record r : upstream.getSection(Section.ADDITIONAL)) {
-            if (r.getType() == Type.OPT || r.getType() == Type.TSIG) {
-                hopByHop.add(r);
-            }
-        }
-        for (Record r : hopByHop) {
-            upstream.removeRecord(r, Section.ADDITIONAL);
-        }
+        dropHopByHop(upstream);
         upstream.removeAllRecords(Section.QUESTION);
         upstream.addRecord(query.getQuestion(), Section.QUESTION);
         return upstream;
     }
 
-    private static void copyQueryFlags(Message query, Message response) {
-        for (int flag : new int[] {Flags.RD, Flags.CD}) {
-            if (query.getHeader().getFlag(flag)) {
-                response.getHeader().setFlag(flag);
-            } else {
-                response.getHeader().unsetFlag(flag);
+    /**
+     * Removes OPT and TSIG from the additional section, keeping the rest in order. The section is rebuilt rather
+     * than the two removed one by one: dnsjava's removal compares records by their canonical wire form, an
+     * encode per forwarded query.
+     */
+    private static void dropHopByHop(Message upstream) {
+        if (upstream.getHeader().getCount(Section.ADDITIONAL) == 0) {
+            return;
+        }
+        List<Record> additional = upstream.getSection(Section.ADDITIONAL);
+        List<Record> kept = null;
+        for (int i = 0; i < additional.size(); i++) {
+            Record r = additional.get(i);
+            boolean hopByHop = r.getType() == Type.OPT || r.getType() == Type.TSIG;
+            if (hopByHop && kept == null) {
+                kept = new ArrayList<>(additional.subList(0, i));
+            } else if (!hopByHop && kept != null) {
+                kept.add(r);
             }
+        }
+        if (kept == null) {
+            return;
+        }
+        upstream.removeAllRecords(Section.ADDITIONAL);
+        for (Record r : kept) {
+            upstream.addRecord(r, Section.ADDITIONAL);
+        }
+    }
+
+    private static void copyQueryFlags(Message query, Message response) {
+        copyFlag(query, response, Flags.RD);
+        copyFlag(query, response, Flags.CD);
+    }
+
+    private static void copyFlag(Message query, Message response, int flag) {
+        if (query.getHeader().getFlag(flag)) {
+            response.getHeader().setFlag(flag);
+        } else {
+            response.getHeader().unsetFlag(flag);
         }
     }
 }

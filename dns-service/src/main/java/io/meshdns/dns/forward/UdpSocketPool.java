@@ -182,9 +182,9 @@ final class UdpSocketPool implements AutoCloseable {
     /** Hands the query to the slot's event loop, which owns the slot's table of queries in flight. */
     private void send(Slot slot, Upstream upstream, Record question, IntFunction<byte[]> wireForId, Duration timeout,
                       CompletableFuture<Message> result) {
-        Pending pending = new Pending(upstream, question, result);
         int id = random.nextInt(0x10000);
         byte[] wire = wireForId.apply(id);
+        Pending pending = new Pending(upstream, question, wire, result);
         EventLoop loop = slot.channel.eventLoop();
         if (loop.inEventLoop()) {
             slot.send(pending, wire, id, timeout);
@@ -214,14 +214,41 @@ final class UdpSocketPool implements AutoCloseable {
     private static final class Pending {
         final Upstream upstream;
         final Record question;
+        /** The query as sent: its question name, at {@link #QUESTION_OFFSET}, in the letter case the answer must echo. */
+        final byte[] wire;
         final CompletableFuture<Message> result;
         ScheduledFuture<?> timeout;
 
-        Pending(Upstream upstream, Record question, CompletableFuture<Message> result) {
+        Pending(Upstream upstream, Record question, byte[] wire, CompletableFuture<Message> result) {
             this.upstream = upstream;
             this.question = question;
+            this.wire = wire;
             this.result = result;
         }
+    }
+
+    /** Where the question's name starts in a DNS message: right after the header. */
+    private static final int QUESTION_OFFSET = 12;
+
+    /**
+     * Whether the answer echoes the question's name byte for byte, letter case included, as it was sent. Compared on
+     * the wire so that the common case costs no allocation; a name that differs in its bytes (another case, or a
+     * pointer where we wrote labels) is compared as text, as dnsjava reads it.
+     */
+    static boolean echoesQuestionCase(ByteBuf answer, byte[] sent, Message parsed, Record question) {
+        // The name we sent is plain labels; an answer whose bytes there are the same carries the very same name.
+        int nameEnd = QUESTION_OFFSET + question.getName().length();
+        if (nameEnd <= sent.length && nameEnd <= answer.readableBytes()) {
+            int base = answer.readerIndex();
+            boolean same = true;
+            for (int i = QUESTION_OFFSET; i < nameEnd && same; i++) {
+                same = sent[i] == answer.getByte(base + i);
+            }
+            if (same) {
+                return true;
+            }
+        }
+        return parsed.getQuestion().getName().toString().equals(question.getName().toString());
     }
 
     /** The slots of one address family. */
@@ -438,14 +465,12 @@ final class UdpSocketPool implements AutoCloseable {
                 LOG.debugf("ignoring unexpected datagram from %s (id %d)", sender, id);
                 return;
             }
-            byte[] bytes = new byte[data.readableBytes()];
-            data.getBytes(data.readerIndex(), bytes);
-            Message response = UpstreamTransport.parseMatching(bytes, id, p.question);
+            Message response = UpstreamTransport.parseMatching(data.nioBuffer(), id, p.question);
             if (response == null) {
                 LOG.debugf("ignoring datagram from %s with mismatched question", sender);
                 return; // keep waiting: the genuine answer may still come
             }
-            boolean caseKept = response.getQuestion().getName().toString().equals(p.question.getName().toString());
+            boolean caseKept = echoesQuestionCase(data, p.wire, response, p.question);
             pending.remove(id);
             p.timeout.cancel(false);
             release();

@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.xbill.DNS.DClass;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
+import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
 import java.nio.ByteBuffer;
@@ -24,8 +25,16 @@ class UpstreamAnswerCheckTest {
     }
 
     private static byte[] answer(int flags, int rdataType, byte[] rdata) {
+        return answer(flags, Section.ANSWER, rdataType, rdata);
+    }
+
+    /** A reply to www.example.com/A whose one record, in {@code section}, is of {@code rdataType}. */
+    private static byte[] answer(int flags, int section, int rdataType, byte[] rdata) {
         ByteBuffer b = ByteBuffer.allocate(512);
-        b.putShort((short) 0x1234).putShort((short) flags).putShort((short) 1).putShort((short) 1).putShort((short) 0).putShort((short) 0);
+        b.putShort((short) 0x1234).putShort((short) flags).putShort((short) 1);
+        for (int s = Section.ANSWER; s <= Section.ADDITIONAL; s++) {
+            b.putShort((short) (s == section ? 1 : 0));
+        }
         b.put(NAME.toWire()).putShort((short) Type.A).putShort((short) DClass.IN);
         b.put(NAME.toWire()).putShort((short) rdataType).putShort((short) DClass.IN).putInt(60).putShort((short) rdata.length).put(rdata);
         byte[] wire = new byte[b.position()];
@@ -39,6 +48,12 @@ class UpstreamAnswerCheckTest {
         Record question = Record.newRecord(NAME, Type.A, DClass.IN);
         assertNull(UpstreamTransport.parseMatching(answer(Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question), "WKS, empty bitmap");
         assertNotNull(UpstreamTransport.parseMatching(answer(Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "a plain A is kept");
+        for (int section : new int[]{Section.AUTHORITY, Section.ADDITIONAL}) {
+            assertNull(UpstreamTransport.parseMatching(answer(0x8180, section, Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question),
+                    "WKS, empty bitmap, in section " + section);
+        }
+        assertNotNull(UpstreamTransport.parseMatching(answer(0x8180, Section.ADDITIONAL, Type.WKS, new byte[]{1, 2, 3, 4, 6, 1}),
+                0x1234, question), "a WKS with a service is kept");
     }
 
     /**
