@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
 
 import io.meshdns.dns.base.SocketTransport;
+import io.meshdns.dns.base.TurnFlush;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -30,7 +31,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.internal.ThreadExecutorMap;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Record;
@@ -258,6 +261,13 @@ final class UdpSocketPool implements AutoCloseable {
         final AtomicReferenceArray<Slot> slots;
         /** 1 while slot i is being bound because a query found it empty (one bind per slot at a time). */
         final AtomicIntegerArray growing;
+        /** Per event-loop thread: the slot its current turn's queries share. */
+        final FastThreadLocal<TurnPick> turnPicks = new FastThreadLocal<>() {
+            @Override
+            protected TurnPick initialValue() {
+                return new TurnPick();
+            }
+        };
         volatile boolean enabled;
 
         Family(InternetProtocolFamily family, String wildcard) {
@@ -301,8 +311,17 @@ final class UdpSocketPool implements AutoCloseable {
             });
         }
 
-        /** A live slot for one more query (counted), or null when every probed slot is being replaced. */
+        /**
+         * A live slot for one more query (counted), or null when every probed slot is being replaced. A query asked
+         * on an event loop takes the slot its loop's first query of the current turn picked at random, while that
+         * slot's budget lasts: the queries of one burst (one read batch of a listener) then leave from one socket in
+         * one {@code sendmmsg} and wake one loop, not one each.
+         */
         Slot take() {
+            TurnPick pick = turnPick();
+            if (pick != null && pick.slot != null && use(pick.index, pick.slot)) {
+                return pick.slot;
+            }
             for (int attempt = 0; attempt < 8 + size; attempt++) {
                 // Eight random picks; then, in a pool still growing, the bound slots in order from a random start.
                 int i = attempt < 8 ? random.nextInt(size) : (int) ((attempt + random.nextInt(size)) % size);
@@ -311,20 +330,35 @@ final class UdpSocketPool implements AutoCloseable {
                     if (attempt < 8) grow(i);
                     continue;
                 }
-                if (slot.retired) {
-                    continue;
+                if (use(i, slot)) {
+                    if (pick != null) {
+                        pick.remember(i, slot);
+                    }
+                    return slot;
                 }
-                int use = slot.uses.incrementAndGet();
-                if (use > slot.budget) {
-                    continue; // another thread took the last use
-                }
-                slot.outstanding.incrementAndGet();
-                if (use == slot.budget) {
-                    replace(i, slot);
-                }
-                return slot;
             }
             return null;
+        }
+
+        /** Counts one more query on {@code slot}, if it still takes one; the last of its budget retires it. */
+        private boolean use(int index, Slot slot) {
+            if (slot.retired) {
+                return false;
+            }
+            int use = slot.uses.incrementAndGet();
+            if (use > slot.budget) {
+                return false; // another thread took the last use
+            }
+            slot.outstanding.incrementAndGet();
+            if (use == slot.budget) {
+                replace(index, slot);
+            }
+            return true;
+        }
+
+        /** The calling event loop's pick for this turn, or null when the caller is not on an event loop. */
+        private TurnPick turnPick() {
+            return ThreadExecutorMap.currentExecutor() != null ? turnPicks.get() : null;
         }
 
         private void replace(int index, Slot old) {
@@ -394,6 +428,32 @@ final class UdpSocketPool implements AutoCloseable {
     }
 
     /**
+     * The slot one event-loop thread picked at random for the first query of its loop's current turn, forgotten by a
+     * task queued on that loop (after the turn's reads, or after the task that asked). Touched by that thread only.
+     *
+     * <p>RFC 5452 still holds: the pick is a fresh random one each turn, made when the turn's first query is asked, so
+     * each query's source port is one of the pool's ports, unknown in advance, and its ID is its own random draw; an
+     * attacker aiming at one query has the same port and ID to guess as before. What the queries of one burst share is
+     * that port, which is what lets them leave in one system call.
+     */
+    private static final class TurnPick {
+        Slot slot;
+        int index;
+        private final Runnable forget = () -> slot = null;
+
+        void remember(int index, Slot slot) {
+            boolean fresh = this.slot == null;
+            this.index = index;
+            this.slot = slot;
+            if (fresh) {
+                // A task, not an after-the-turn hook: it runs once this turn's I/O is handled on every kind of loop
+                // (Netty's DefaultEventLoop never runs the hooks), and after the task that asked on the others.
+                ThreadExecutorMap.currentExecutor().execute(forget);
+            }
+        }
+    }
+
+    /**
      * One bound socket: its queries in flight by ID (touched only on its event loop), and its budget
      * of queries (counted by whichever thread picks it).
      */
@@ -405,11 +465,14 @@ final class UdpSocketPool implements AutoCloseable {
         final AtomicInteger outstanding = new AtomicInteger();
         final AtomicBoolean socketClosed = new AtomicBoolean();
         final Reader reader = new Reader();
+        /** The queries written in one turn of the loop leave together (one sendmmsg on epoll). */
+        final TurnFlush flush;
         volatile boolean retired;
 
         Slot(Channel channel, int budget) {
             this.channel = channel;
             this.budget = budget;
+            this.flush = new TurnFlush(channel);
         }
 
         /** On the event loop: registers the query under {@code id} (or a free ID near it), arms its timeout, writes it. */
@@ -431,7 +494,7 @@ final class UdpSocketPool implements AutoCloseable {
                     p.result.completeExceptionally(new TimeoutException("no answer from " + p.upstream + " within " + timeout));
                 }
             }, Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS);
-            channel.writeAndFlush(new DatagramPacket(Unpooled.wrappedBuffer(wire), p.upstream.address())).addListener(w -> {
+            channel.write(new DatagramPacket(Unpooled.wrappedBuffer(wire), p.upstream.address())).addListener(w -> {
                 if (!w.isSuccess() && pending.get(sentId) == p) {
                     pending.remove(sentId);
                     p.timeout.cancel(false);
@@ -439,6 +502,7 @@ final class UdpSocketPool implements AutoCloseable {
                     p.result.completeExceptionally(w.cause());
                 }
             });
+            flush.request();
         }
 
         /** One query on this socket is over (answered, timed out or failed). */

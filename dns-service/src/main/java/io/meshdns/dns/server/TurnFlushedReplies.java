@@ -1,8 +1,8 @@
 package io.meshdns.dns.server;
 
+import io.meshdns.dns.base.TurnFlush;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.ReferenceCountUtil;
 
 import java.util.concurrent.RejectedExecutionException;
@@ -14,18 +14,17 @@ import java.util.concurrent.RejectedExecutionException;
  * loop in one turn leave together at the end of it, in one {@code sendmmsg} on epoll, as the fast path's replies do
  * after each read batch. A reply is never held back past the turn it was written in.
  *
- * <p>Not thread-safe by itself: {@link #write} hands itself to the loop, and only the loop touches the flag.
+ * <p>{@link #write} may be called from any thread: it hands the write to the socket's loop ({@link TurnFlush}).
  */
 final class TurnFlushedReplies {
     private final Channel channel;
     private final EventLoop loop;
-    private final Runnable flush = this::flush;
-    /** A flush is queued for the end of this turn (read and written on the loop only). */
-    private boolean flushQueued;
+    private final TurnFlush flush;
 
     TurnFlushedReplies(Channel channel) {
         this.channel = channel;
         this.loop = channel.eventLoop();
+        this.flush = new TurnFlush(channel);
     }
 
     /** Queues {@code reply} on the socket; it is sent by the end of the loop's current (or next) turn. */
@@ -43,18 +42,6 @@ final class TurnFlushedReplies {
 
     private void writeOnLoop(Object reply) {
         channel.write(reply, channel.voidPromise());
-        if (!flushQueued) {
-            flushQueued = true;
-            if (loop instanceof SingleThreadEventLoop turns) {
-                turns.executeAfterEventLoopIteration(flush); // after this turn's I/O and tasks
-            } else {
-                loop.execute(flush);
-            }
-        }
-    }
-
-    private void flush() {
-        flushQueued = false;
-        channel.flush();
+        flush.request();
     }
 }

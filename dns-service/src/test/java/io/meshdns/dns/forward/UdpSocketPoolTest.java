@@ -1,6 +1,7 @@
 package io.meshdns.dns.forward;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.vertx.core.Vertx;
@@ -85,6 +86,80 @@ class UdpSocketPoolTest {
             e = assertThrows(ExecutionException.class, () -> after.get(5, TimeUnit.SECONDS));
             assertInstanceOf(IOException.class, e.getCause());
         }
+    }
+
+    /**
+     * The queries asked in one turn of an event loop (a listener's read batch) share one socket, picked at random for
+     * that turn, so they leave in one sendmmsg; queries of separate turns pick again. With a budget of one query per
+     * socket, every query still has a port of its own.
+     */
+    @Test
+    void theQueriesOfOneTurnShareARandomSocketAndEachTurnPicksAgain() throws Exception {
+        DefaultEventLoop caller = new DefaultEventLoop();
+        try (DatagramSocket upstreamSocket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            upstreamSocket.setSoTimeout(5000);
+            Upstream upstream = Upstream.parse("127.0.0.1:" + upstreamSocket.getLocalPort(), "test");
+            UdpSocketPool pool = new UdpSocketPool(2, 8, 256, new SecureRandom());
+            try {
+                pool.open(true, false);
+                for (int i = 0; i < 200 && pool.bound() < 8; i++) { // the pool grows as picks land on empty slots
+                    caller.submit(() -> ask(pool, upstream, "grow.example.")).get(5, TimeUnit.SECONDS);
+                    sourcePortsOf(upstreamSocket, 1);
+                    Thread.sleep(5);
+                }
+                assertEquals(8, pool.bound(), "the pool filled");
+
+                caller.submit(() -> {
+                    for (int i = 0; i < 6; i++) {
+                        ask(pool, upstream, "burst" + i + ".example.");
+                    }
+                }).get(5, TimeUnit.SECONDS);
+                assertEquals(1, Set.copyOf(sourcePortsOf(upstreamSocket, 6)).size(), "one turn, one socket");
+
+                List<Integer> turns = new java.util.ArrayList<>();
+                for (int i = 0; i < 12; i++) {
+                    caller.submit(() -> ask(pool, upstream, "turn.example.")).get(5, TimeUnit.SECONDS);
+                    turns.addAll(sourcePortsOf(upstreamSocket, 1));
+                }
+                assertTrue(Set.copyOf(turns).size() > 1, "each turn picks at random: " + turns);
+            } finally {
+                pool.close();
+            }
+
+            UdpSocketPool portPerQuery = new UdpSocketPool(2, 8, 1, new SecureRandom());
+            try {
+                portPerQuery.open(true, false);
+                caller.submit(() -> {
+                    for (int i = 0; i < 4; i++) {
+                        ask(portPerQuery, upstream, "own" + i + ".example.");
+                    }
+                }).get(5, TimeUnit.SECONDS);
+                assertEquals(4, Set.copyOf(sourcePortsOf(upstreamSocket, 4)).size(), "a port of its own per query");
+            } finally {
+                portPerQuery.close();
+            }
+        } finally {
+            caller.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void ask(UdpSocketPool pool, Upstream upstream, String name) {
+        try {
+            Message q = query(name);
+            pool.exchange(upstream, q.getQuestion(), id -> UpstreamTransport.upstreamQuery(q, id), Duration.ofSeconds(2));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<Integer> sourcePortsOf(DatagramSocket upstream, int count) throws IOException {
+        List<Integer> ports = new java.util.ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            DatagramPacket p = new DatagramPacket(new byte[512], 512);
+            upstream.receive(p);
+            ports.add(p.getPort());
+        }
+        return ports;
     }
 
     private static Message query(String name) throws IOException {
