@@ -39,6 +39,8 @@ import java.util.regex.Pattern;
  * figures say whether it holds the others back and whether discovery keeps it connected.
  *
  * <p>Arguments: jar watchers rounds services slow(true|false) javaBinary. Every loop is bounded in count and time.
+ * One file because bench/fanout/run starts it as a single-file source program ({@code java FanoutBench.java}),
+ * which needs no build but cannot see another source file.
  */
 public class FanoutBench {
     private static final Pattern VERSION = Pattern.compile("\"version\":(\\d+)");

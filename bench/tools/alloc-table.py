@@ -10,6 +10,8 @@ above it, so one line says what was allocated and which of our code asked for it
 import collections
 import sys
 
+import collapsed
+
 
 def site(frames):
     allocated = frames[-1]
@@ -21,13 +23,9 @@ def main():
     path, qps, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
     by_site = collections.Counter()
     total = 0
-    with open(path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if not n.isdigit():
-                continue
-            total += int(n)
-            by_site[site(stack.split(";"))] += int(n)
+    for stack, n in collapsed.read(path):
+        total += n
+        by_site[site(stack.split(";"))] += n
     answered = qps * seconds
     per_query = total / answered if answered else 0.0
     print(f"{'bytes/query':>11} {'share':>6}  allocated class  <- deepest meshdns frame")

@@ -9,6 +9,8 @@ send and receive paths before the Java code that called them, GC and JIT threads
 import re
 import sys
 
+import collapsed
+
 PARTS = [
     ("GC", r"GCTaskThread|G1|PSScavenge|ParallelScavenge|PSParallelCompact|CollectedHeap|SafepointSynchronize|VM_Operation"),
     ("JIT", r"CompileBroker|C2Compiler|Compilation::|Compile::|CodeCache"),
@@ -33,19 +35,14 @@ def main():
     counts = {name: 0 for name, _ in PARTS}
     counts["other"] = 0
     total = 0
-    with open(path) as f:
-        for line in f:
-            stack, _, n = line.rstrip("\n").rpartition(" ")
-            if not n.isdigit():
-                continue
-            samples = int(n)
-            total += samples
-            for name, pattern in COMPILED:
-                if pattern.search(stack):
-                    counts[name] += samples
-                    break
-            else:
-                counts["other"] += samples
+    for stack, samples in collapsed.read(path):
+        total += samples
+        for name, pattern in COMPILED:
+            if pattern.search(stack):
+                counts[name] += samples
+                break
+        else:
+            counts["other"] += samples
     answered = qps * seconds
     cpu_seconds = ticks / hz
     us_per_query = 1e6 * cpu_seconds / answered if answered else 0.0

@@ -55,6 +55,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Two clusters on two fabric8 CRUD test servers: "east" is the local cluster (the Quarkus client),
  * "west" a remote one announced by a kubeconfig file. Every check goes through the real HTTP API.
+ * One class, because the checks run in order against one application and the two clusters it watches,
+ * started once: a second class would start all three again.
  */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true, setup = DiscoveryClustersTest.EastSetup.class)

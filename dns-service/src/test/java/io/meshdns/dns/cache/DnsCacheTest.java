@@ -66,6 +66,13 @@ class DnsCacheTest {
         return new ARecord(name, DClass.IN, ttl, InetAddress.getByName(ip));
     }
 
+    /** Caches an answer to www.example.test. A with a TTL of 60 s; returns the query it answers. */
+    private static Message cacheWwwFor60Seconds(DnsCache cache) throws Exception {
+        Message q = query("www.example.test.", Type.A, 1);
+        cache.put(CacheKey.of(q), response(q, Rcode.NOERROR, a(WWW, 60, "192.0.2.1")));
+        return q;
+    }
+
     private static SOARecord soa(long ttl, long minimum) {
         return new SOARecord(ZONE, DClass.IN, ttl, Name.fromConstantString("ns1.example.test."),
                 Name.fromConstantString("hostmaster.example.test."), 1, 3600, 600, 86400, minimum);
@@ -223,8 +230,7 @@ class DnsCacheTest {
     @Test
     void staleAnswersUseTtl30WithinTheWindowOnly() throws Exception {
         DnsCache cache = cache(CacheSettings.defaults().withServeStale(true, 600));
-        Message q = query("www.example.test.", Type.A, 1);
-        cache.put(CacheKey.of(q), response(q, Rcode.NOERROR, a(WWW, 60, "192.0.2.1")));
+        Message q = cacheWwwFor60Seconds(cache);
         advanceSeconds(61);
         assertNull(cache.lookup(CacheKey.of(q)), "expired");
         CachedResponse stale = cache.lookupStale(CacheKey.of(q));
@@ -244,8 +250,7 @@ class DnsCacheTest {
     @Test
     void serveStaleOffDropsExpiredEntries() throws Exception {
         DnsCache cache = cache(CacheSettings.defaults().withServeStale(false, 3600));
-        Message q = query("www.example.test.", Type.A, 1);
-        cache.put(CacheKey.of(q), response(q, Rcode.NOERROR, a(WWW, 60, "192.0.2.1")));
+        Message q = cacheWwwFor60Seconds(cache);
         advanceSeconds(60);
         assertNull(cache.lookup(CacheKey.of(q)));
         assertNull(cache.lookupStale(CacheKey.of(q)));

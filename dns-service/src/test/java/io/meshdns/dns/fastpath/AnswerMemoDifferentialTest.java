@@ -165,9 +165,7 @@ class AnswerMemoDifferentialTest {
     @Test
     void theQuestionsCaseIsEchoedAndTheIdPatched() throws Exception {
         Snapshot snapshot = benchSnapshot(1);
-        AnswerMemo memo = new AnswerMemo(10);
-        byte[] primer = query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1);
-        rememberSlowAnswer(memo, snapshot, primer);
+        AnswerMemo memo = tenEntriesRemembering(snapshot, query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1));
         Message m = new Message(memo.lookup(snapshot, query("SvC-1.nS-0.BENCH.mesh.", Type.A, 0, true, 4242)).response());
         assertEquals(4242, m.getHeader().getID());
         assertEquals("SvC-1.nS-0.BENCH.mesh.", m.getQuestion().getName().toString());
@@ -177,9 +175,8 @@ class AnswerMemoDifferentialTest {
     @Test
     void unusualQueriesAndNewSnapshotsTakeTheSlowPath() throws Exception {
         Snapshot snapshot = benchSnapshot(1);
-        AnswerMemo memo = new AnswerMemo(10);
         byte[] plain = query("svc-1.ns-0.bench.mesh.", Type.A, 1, true, 1);
-        rememberSlowAnswer(memo, snapshot, plain);
+        AnswerMemo memo = tenEntriesRemembering(snapshot, plain);
         assertNotNull(memo.lookup(snapshot, plain));
 
         Message withCookie = new Message(plain);
@@ -282,12 +279,18 @@ class AnswerMemoDifferentialTest {
     @Test
     void theTypeIsMatchedExactlyNotCaseFolded() throws Exception {
         Snapshot snapshot = benchSnapshot(1);
-        AnswerMemo memo = new AnswerMemo(10);
         byte[] https = query("svc-1.ns-0.bench.mesh.", 65, 0, true, 1);
-        rememberSlowAnswer(memo, snapshot, https);
+        AnswerMemo memo = tenEntriesRemembering(snapshot, https);
         assertNotNull(memo.lookup(snapshot, https));
         assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", 97, 0, true, 1)));
         assertNull(memo.lookup(snapshot, query("svc-1.ns-0.bench.mesh.", Type.A, 0, true, 1)));
+    }
+
+    /** A memo of ten entries that holds the slow path's answer to {@code packet}. */
+    private AnswerMemo tenEntriesRemembering(Snapshot snapshot, byte[] packet) throws Exception {
+        AnswerMemo memo = new AnswerMemo(10);
+        rememberSlowAnswer(memo, snapshot, packet);
+        return memo;
     }
 
     /** Remembers the slow path's own answer to {@code packet}, as RequestProcessor does after sending it. */

@@ -52,6 +52,7 @@ import org.xbill.DNS.Type;
 /**
  * The forwarder against real upstreams: BIND9 (example.test, www = 192.0.2.1, query log on) and Knot
  * (example.test with www = 198.51.100.1, and other.test), started on loopback ports by the test.
+ * One class for every forwarding behaviour, because the two servers are started once for all of them.
  */
 class UpstreamForwarderTest {
     private static final String BIND_WWW = "192.0.2.1";

@@ -2,7 +2,10 @@ package io.meshdns.dns.kubernetes;
 
 import io.meshdns.dns.InvalidConfigException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,29 +58,34 @@ class MeshConfigTest {
         };
     }
 
-    private static void failsNaming(String key, Map<String, String> v) {
+    /** Each row: the key the failure must name, then the values set ({@code name=value}, several apart by {@code ;}). */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "meshdns.dns.remote-service-policy         | remote-service-policy=nearest",
+            "meshdns.dns.pods                          | pods=maybe",
+            "meshdns.dns.multicluster.spread           | spread=random",
+            "meshdns.dns.kubernetes.ttl                | ttl=-1",
+            "meshdns.dns.cluster-gateways.west         | gw=10.0.0.1,gateway.example",
+            "meshdns.dns.placeholder.ipv4              | ph=true",
+            "meshdns.dns.placeholder.ipv4              | ph=true; ph-ip=fd00::1",
+            "meshdns.dns.placeholder.ipv4              | remote-service-policy=placeholder",
+            "meshdns.dns.cluster-domain                | cluster-domain=bad..domain",
+            "meshdns.dns.default-export-to             | export=shop,not a namespace",
+            "meshdns.dns.multicluster.stale-clusters   | stale=forget",
+            "meshdns.dns.multicluster.unhealthy-clusters | unhealthy=ignore",
+            "meshdns.dns.placeholder.service           | ph-svc=global-sidecar",
+            "meshdns.dns.placeholder.service           | ph-svc=a/b/c",
+            "meshdns.dns.locality.order                | locality=nearest",
+    })
+    void badValuesNameTheirKey(String key, String values) {
+        Map<String, String> v = new HashMap<>();
+        for (String setting : values.split(";")) {
+            String[] nameValue = setting.trim().split("=", 2);
+            v.put(nameValue[0], nameValue[1]);
+        }
         InvalidConfigException e = assertThrows(InvalidConfigException.class, () -> MeshNaming.settings(config(v)));
         assertEquals(key, e.key(), e.getMessage());
         assertTrue(e.getMessage().startsWith(key), e.getMessage());
-    }
-
-    @Test
-    void badValuesNameTheirKey() {
-        failsNaming("meshdns.dns.remote-service-policy", Map.of("remote-service-policy", "nearest"));
-        failsNaming("meshdns.dns.pods", Map.of("pods", "maybe"));
-        failsNaming("meshdns.dns.multicluster.spread", Map.of("spread", "random"));
-        failsNaming("meshdns.dns.kubernetes.ttl", Map.of("ttl", "-1"));
-        failsNaming("meshdns.dns.cluster-gateways.west", Map.of("gw", "10.0.0.1,gateway.example"));
-        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("ph", "true"));
-        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("ph", "true", "ph-ip", "fd00::1"));
-        failsNaming("meshdns.dns.placeholder.ipv4", Map.of("remote-service-policy", "placeholder"));
-        failsNaming("meshdns.dns.cluster-domain", Map.of("cluster-domain", "bad..domain"));
-        failsNaming("meshdns.dns.default-export-to", Map.of("export", "shop,not a namespace"));
-        failsNaming("meshdns.dns.multicluster.stale-clusters", Map.of("stale", "forget"));
-        failsNaming("meshdns.dns.multicluster.unhealthy-clusters", Map.of("unhealthy", "ignore"));
-        failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "global-sidecar"));
-        failsNaming("meshdns.dns.placeholder.service", Map.of("ph-svc", "a/b/c"));
-        failsNaming("meshdns.dns.locality.order", Map.of("locality", "nearest"));
     }
 
     @Test

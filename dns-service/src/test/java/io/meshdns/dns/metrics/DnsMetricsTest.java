@@ -4,9 +4,12 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.xbill.DNS.Rcode;
 import org.xbill.DNS.Type;
 
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,17 +25,17 @@ class DnsMetricsTest {
     /** What Prometheus asks for (the classic text format ends each label set with a comma). */
     private static final String OPENMETRICS = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
+    @ParameterizedTest(name = "{0} ns in bucket {1}")
+    @CsvSource({
+            "0, 0", "250000, 0", "250001, 1", "500000, 1", "500001, 2", "1000000, 2",
+            "8192000000, 15", "8192000001, 16", "9223372036854775807, 16", // above 250 µs << 15: +Inf
+    })
+    void durationBucketsAreCoreDnsBoundsWithTheUpperBoundInclusive(long nanos, int bucket) {
+        assertEquals(bucket, DnsMetrics.durationBucket(nanos));
+    }
+
     @Test
-    void durationBucketsAreCoreDnsBoundsWithTheUpperBoundInclusive() {
-        assertEquals(0, DnsMetrics.durationBucket(0));
-        assertEquals(0, DnsMetrics.durationBucket(250_000));
-        assertEquals(1, DnsMetrics.durationBucket(250_001));
-        assertEquals(1, DnsMetrics.durationBucket(500_000));
-        assertEquals(2, DnsMetrics.durationBucket(500_001));
-        assertEquals(2, DnsMetrics.durationBucket(1_000_000));
-        assertEquals(15, DnsMetrics.durationBucket(250_000L << 15));
-        assertEquals(16, DnsMetrics.durationBucket((250_000L << 15) + 1), "+Inf");
-        assertEquals(16, DnsMetrics.durationBucket(Long.MAX_VALUE), "+Inf");
+    void everyDurationBoundIsTheTopOfItsBucket() {
         for (int i = 0; i < DnsMetrics.DURATION_BOUNDS_NANOS.length; i++) {
             long bound = DnsMetrics.DURATION_BOUNDS_NANOS[i];
             assertEquals(i, DnsMetrics.durationBucket(bound), "at bound " + bound);
@@ -40,14 +43,10 @@ class DnsMetricsTest {
         }
     }
 
-    @Test
-    void sizeBucketsAreCoreDnsBoundsWithTheUpperBoundInclusive() {
-        assertEquals(0, DnsMetrics.sizeBucket(12));
-        assertEquals(0, DnsMetrics.sizeBucket(100));
-        assertEquals(1, DnsMetrics.sizeBucket(101));
-        assertEquals(4, DnsMetrics.sizeBucket(511));
-        assertEquals(5, DnsMetrics.sizeBucket(512));
-        assertEquals(13, DnsMetrics.sizeBucket(65_535), "+Inf");
+    @ParameterizedTest(name = "{0} bytes in bucket {1}")
+    @CsvSource({"12, 0", "100, 0", "101, 1", "511, 4", "512, 5", "65535, 13"}) // 13: +Inf
+    void sizeBucketsAreCoreDnsBoundsWithTheUpperBoundInclusive(int bytes, int bucket) {
+        assertEquals(bucket, DnsMetrics.sizeBucket(bytes));
     }
 
     @Test
@@ -63,21 +62,15 @@ class DnsMetricsTest {
 
         String text = prometheus.scrape(OPENMETRICS);
         String udpA = "server=\"" + SERVER + "\",type=\"A\",zone=\"z.\"";
-        assertSeries(text, "coredns_dns_request_duration_seconds_bucket{" + udpA + ",le=\"2.5E-4\"}", 1);
-        assertSeries(text, "coredns_dns_request_duration_seconds_bucket{" + udpA + ",le=\"5.0E-4\"}", 2);
-        assertSeries(text, "coredns_dns_request_duration_seconds_bucket{" + udpA + ",le=\"0.001\"}", 2);
-        assertSeries(text, "coredns_dns_request_duration_seconds_bucket{" + udpA + ",le=\"0.002\"}", 3);
-        assertSeries(text, "coredns_dns_request_duration_seconds_bucket{" + udpA + ",le=\"+Inf\"}", 3);
+        assertBuckets(text, "coredns_dns_request_duration_seconds", udpA,
+                Map.of("2.5E-4", 1, "5.0E-4", 2, "0.001", 2, "0.002", 3, "+Inf", 3));
         assertSeries(text, "coredns_dns_request_duration_seconds_count{" + udpA + "}", 3);
         assertSeries(text, "coredns_dns_request_duration_seconds_sum{" + udpA + "}", 0.0024);
 
         String udpSize = "proto=\"udp\",server=\"" + SERVER + "\",zone=\"z.\"";
-        assertSeries(text, "coredns_dns_request_size_bytes_bucket{" + udpSize + ",le=\"100.0\"}", 2);
-        assertSeries(text, "coredns_dns_request_size_bytes_bucket{" + udpSize + ",le=\"200.0\"}", 3);
+        assertBuckets(text, "coredns_dns_request_size_bytes", udpSize, Map.of("100.0", 2, "200.0", 3));
         assertSeries(text, "coredns_dns_request_size_bytes_sum{" + udpSize + "}", 230);
-        assertSeries(text, "coredns_dns_response_size_bytes_bucket{" + udpSize + ",le=\"200.0\"}", 2);
-        assertSeries(text, "coredns_dns_response_size_bytes_bucket{" + udpSize + ",le=\"511.0\"}", 2);
-        assertSeries(text, "coredns_dns_response_size_bytes_bucket{" + udpSize + ",le=\"1023.0\"}", 3);
+        assertBuckets(text, "coredns_dns_response_size_bytes", udpSize, Map.of("200.0", 2, "511.0", 2, "1023.0", 3));
         assertSeries(text, "coredns_dns_response_size_bytes_sum{" + udpSize + "}", 840);
         assertSeries(text, "coredns_dns_request_size_bytes_count{proto=\"tcp\",server=\"" + SERVER + "\",zone=\"z.\"}", 1);
 
@@ -99,6 +92,12 @@ class DnsMetricsTest {
         assertSeries(prometheus.scrape(OPENMETRICS), "coredns_dns_request_size_bytes_count{proto=\"udp\",server=\"dns://:0\",zone=\"z.\"}", 1);
         metrics.close();
         assertFalse(prometheus.scrape(OPENMETRICS).contains("coredns_dns_request_size_bytes"), "unregistered with the bean");
+    }
+
+    /** A histogram's cumulative counts, by the upper bound ({@code le}) of each bucket named. */
+    private static void assertBuckets(String exposition, String histogram, String labels, Map<String, Integer> countByBound) {
+        countByBound.forEach((bound, count) ->
+                assertSeries(exposition, histogram + "_bucket{" + labels + ",le=\"" + bound + "\"}", count));
     }
 
     private static void assertSeries(String exposition, String series, double expected) {

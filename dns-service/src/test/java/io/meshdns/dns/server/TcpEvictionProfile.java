@@ -9,8 +9,8 @@ import java.util.Map;
  */
 public class TcpEvictionProfile extends TcpLimitsProfile {
     @Override
-    public Map<String, String> getConfigOverrides() {
-        Map<String, String> overrides = new HashMap<>(super.getConfigOverrides());
+    protected Map<String, String> overrides() {
+        Map<String, String> overrides = new HashMap<>(super.overrides());
         overrides.put("meshdns.dns.tcp.idle-timeout", "120s");
         overrides.put("meshdns.dns.tcp.max-connection-age", "10m");
         return overrides;

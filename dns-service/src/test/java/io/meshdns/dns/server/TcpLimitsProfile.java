@@ -1,11 +1,11 @@
 package io.meshdns.dns.server;
 
-import io.quarkus.test.junit.QuarkusTestProfile;
+import io.meshdns.dns.testing.ListenerTestProfile;
 
 import java.util.Map;
 
 /** Small TCP limits, so each one can be hit by a test over loopback in a few seconds; 127.0.0.0/8 may ask. */
-public class TcpLimitsProfile implements QuarkusTestProfile {
+public class TcpLimitsProfile extends ListenerTestProfile {
     static final int MAX_CONNECTIONS = 6;
     static final int MAX_PER_CLIENT = 4;
     static final long MAX_AGE_MILLIS = 3000;
@@ -25,10 +25,8 @@ public class TcpLimitsProfile implements QuarkusTestProfile {
     }
 
     @Override
-    public Map<String, String> getConfigOverrides() {
+    protected Map<String, String> overrides() {
         return Map.of(
-                "meshdns.dns.zone-files", "src/test/resources/zones/tcp.zone",
-                "meshdns.dns.allowed-clients", "127.0.0.0/8",
                 "meshdns.dns.tcp.idle-timeout", IDLE_MILLIS + "ms",
                 "meshdns.dns.tcp.max-connections", String.valueOf(MAX_CONNECTIONS),
                 "meshdns.dns.tcp.max-connections-per-client", String.valueOf(MAX_PER_CLIENT),

@@ -39,6 +39,11 @@ public final class ProviderKeys {
         return uri;
     }
 
+    /** Fails naming the key unless its value passes a provider's own check; {@code problem} says what is wrong with it. */
+    public static void check(boolean valid, String key, String problem) {
+        if (!valid) throw new IllegalArgumentException(key + ": " + problem);
+    }
+
     /** A TCP or UDP port number. */
     public static int port(String key, int port) {
         if (port < 1 || port > 65535) throw new IllegalArgumentException(key + ": port " + port + " out of range 1..65535");

@@ -23,6 +23,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Bad or missing configuration fails at start with a message naming the key. */
 class ExposureSettingsTest {
@@ -55,8 +57,53 @@ class ExposureSettingsTest {
                 new CorednsProviderFactory(c.getConfigMapping(CorednsConfig.class)));
     }
 
-    static void failsNaming(String key, Map<String, String> overrides, String... remove) {
-        Exception e = assertThrows(Exception.class, () -> settings(overrides, remove));
+    /**
+     * Each row: the key the failure must name; the keys set over {@link #VALID} ({@code key=value}, several apart by
+     * {@code ;}); the key removed from it, if any.
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "meshdns.exposure.policy                    |  | meshdns.exposure.policy",
+            "meshdns.exposure.policy                    | meshdns.exposure.policy=yolo |",
+            "meshdns.exposure.rfc2136.host              |  | meshdns.exposure.rfc2136.host",
+            "meshdns.exposure.rfc2136.zones             |  | meshdns.exposure.rfc2136.zones",
+            "meshdns.exposure.rfc2136.tsig-algorithm    | meshdns.exposure.rfc2136.tsig-algorithm=hmac-sha3 |",
+            "meshdns.exposure.rfc2136.tsig-secret       | meshdns.exposure.rfc2136.tsig-secret=not base64! |",
+            "meshdns.exposure.provider                  | meshdns.exposure.provider=route53 |",
+            "meshdns.exposure.builtin.targets           | meshdns.exposure.provider=builtin |",
+            "meshdns.exposure.builtin.targets           | meshdns.exposure.provider=builtin; meshdns.exposure.builtin.targets=host-without-port |",
+            "meshdns.exposure.regex-domain-filter       | meshdns.exposure.regex-domain-filter=([ |",
+            "meshdns.exposure.owner-id                  | meshdns.exposure.owner-id=a,b |",
+            "meshdns.exposure.sources                   | meshdns.exposure.sources=service,gateway |",
+            "meshdns.exposure.default-ttl               | meshdns.exposure.default-ttl=4294967295 |",
+            "meshdns.exposure.adopt-owners              | meshdns.exposure.owner-id=me; meshdns.exposure.adopt-owners=old,me |",
+            "meshdns.exposure.rfc2136.min-ttl           | meshdns.exposure.rfc2136.min-ttl=-5s |",
+            "meshdns.exposure.rfc2136.batch-change-size | meshdns.exposure.rfc2136.batch-change-size=0 |",
+            "meshdns.exposure.webhook.url               | meshdns.exposure.provider=webhook |",
+            "meshdns.exposure.webhook.url               | meshdns.exposure.provider=webhook; meshdns.exposure.webhook.url=ftp://x |",
+            "meshdns.exposure.pdns.server               | meshdns.exposure.provider=pdns; meshdns.exposure.pdns.api-key=k |",
+            "meshdns.exposure.pdns.api-key              | meshdns.exposure.provider=pdns; meshdns.exposure.pdns.server=http://127.0.0.1:8081 |",
+            "meshdns.exposure.coredns.etcd-urls         | meshdns.exposure.provider=coredns; meshdns.exposure.coredns.etcd-urls=127.0.0.1:2379 |",
+            "meshdns.exposure.coredns.prefix            | meshdns.exposure.provider=coredns; meshdns.exposure.coredns.prefix=skydns |",
+            "meshdns.exposure.txt-encrypt-aes-key       | meshdns.exposure.txt-encrypt-enabled=true |",
+            "meshdns.exposure.txt-encrypt-aes-key       | meshdns.exposure.txt-encrypt-enabled=true; meshdns.exposure.txt-encrypt-aes-key=too-short |",
+            "meshdns.exposure.events-emit               | meshdns.exposure.events-emit=RecordReady,RecordGone |",
+            "meshdns.exposure.default-targets           | meshdns.exposure.default-targets=192.0.2.1,not a name |",
+            "meshdns.exposure.force-default-targets     | meshdns.exposure.force-default-targets=true |",
+            "meshdns.exposure.fqdn-template             | meshdns.exposure.fqdn-template={{.Spec.ClusterIP}}.example.org |",
+            "meshdns.exposure.fqdn-template             | meshdns.exposure.fqdn-template={{.Name}.example.org |",
+            "meshdns.exposure.annotation-prefix         | meshdns.exposure.annotation-prefix=dns.example.com |",
+    })
+    void invalidConfigNamesTheKey(String key, String overrides, String removed) {
+        var set = new HashMap<String, String>();
+        if (overrides != null) {
+            for (String setting : overrides.split(";")) {
+                String[] keyValue = setting.trim().split("=", 2);
+                set.put(keyValue[0], keyValue[1]);
+            }
+        }
+        String[] remove = removed == null ? new String[0] : new String[] {removed};
+        Exception e = assertThrows(Exception.class, () -> settings(set, remove));
         assertTrue(e.getMessage().contains(key), "message names " + key + ": " + e.getMessage());
     }
 
@@ -70,46 +117,15 @@ class ExposureSettingsTest {
     }
 
     @Test
-    void invalidConfigNamesTheKey() {
-        failsNaming("meshdns.exposure.policy", Map.of(), "meshdns.exposure.policy");
-        failsNaming("meshdns.exposure.policy", Map.of("meshdns.exposure.policy", "yolo"));
-        failsNaming("meshdns.exposure.rfc2136.host", Map.of(), "meshdns.exposure.rfc2136.host");
-        failsNaming("meshdns.exposure.rfc2136.zones", Map.of(), "meshdns.exposure.rfc2136.zones");
-        failsNaming("meshdns.exposure.rfc2136.tsig-algorithm", Map.of("meshdns.exposure.rfc2136.tsig-algorithm", "hmac-sha3"));
-        failsNaming("meshdns.exposure.rfc2136.tsig-secret", Map.of("meshdns.exposure.rfc2136.tsig-secret", "not base64!"));
-        failsNaming("meshdns.exposure.provider", Map.of("meshdns.exposure.provider", "route53"));
-        failsNaming("meshdns.exposure.builtin.targets", Map.of("meshdns.exposure.provider", "builtin"));
-        failsNaming("meshdns.exposure.builtin.targets", Map.of("meshdns.exposure.provider", "builtin", "meshdns.exposure.builtin.targets", "host-without-port"));
-        failsNaming("meshdns.exposure.regex-domain-filter", Map.of("meshdns.exposure.regex-domain-filter", "(["));
-        failsNaming("meshdns.exposure.owner-id", Map.of("meshdns.exposure.owner-id", "a,b"));
-        failsNaming("meshdns.exposure.sources", Map.of("meshdns.exposure.sources", "service,gateway"));
-        failsNaming("meshdns.exposure.default-ttl", Map.of("meshdns.exposure.default-ttl", "4294967295"));
-        failsNaming("meshdns.exposure.adopt-owners", Map.of("meshdns.exposure.owner-id", "me", "meshdns.exposure.adopt-owners", "old,me"));
-        failsNaming("meshdns.exposure.rfc2136.min-ttl", Map.of("meshdns.exposure.rfc2136.min-ttl", "-5s"));
-        failsNaming("meshdns.exposure.rfc2136.batch-change-size", Map.of("meshdns.exposure.rfc2136.batch-change-size", "0"));
-        failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook"));
-        failsNaming("meshdns.exposure.webhook.url", Map.of("meshdns.exposure.provider", "webhook", "meshdns.exposure.webhook.url", "ftp://x"));
-        failsNaming("meshdns.exposure.pdns.server", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.api-key", "k"));
-        failsNaming("meshdns.exposure.pdns.api-key", Map.of("meshdns.exposure.provider", "pdns", "meshdns.exposure.pdns.server", "http://127.0.0.1:8081"));
-        failsNaming("meshdns.exposure.coredns.etcd-urls", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.etcd-urls", "127.0.0.1:2379"));
-        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true"));
-        failsNaming("meshdns.exposure.txt-encrypt-aes-key", Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
-                "meshdns.exposure.txt-encrypt-aes-key", "too-short"));
+    void validValuesParse() {
         assertTrue(settings(Map.of("meshdns.exposure.txt-encrypt-enabled", "true",
                 "meshdns.exposure.txt-encrypt-aes-key", "passphrasewhichneedstobe32bytes!")).claims().encrypts());
-        failsNaming("meshdns.exposure.events-emit", Map.of("meshdns.exposure.events-emit", "RecordReady,RecordGone"));
         assertEquals(java.util.Set.of("RecordReady", "RecordError"),
                 settings(Map.of("meshdns.exposure.events-emit", "RecordReady,RecordError")).eventsEmit());
-        failsNaming("meshdns.exposure.default-targets", Map.of("meshdns.exposure.default-targets", "192.0.2.1,not a name"));
-        failsNaming("meshdns.exposure.force-default-targets", Map.of("meshdns.exposure.force-default-targets", "true"));
         assertEquals(List.of("192.0.2.1", "lb.example.net"),
                 settings(Map.of("meshdns.exposure.default-targets", "192.0.2.1,LB.example.net.")).sources().defaultTargets());
-        failsNaming("meshdns.exposure.fqdn-template", Map.of("meshdns.exposure.fqdn-template", "{{.Spec.ClusterIP}}.example.org"));
-        failsNaming("meshdns.exposure.fqdn-template", Map.of("meshdns.exposure.fqdn-template", "{{.Name}.example.org"));
         assertTrue(settings(Map.of("meshdns.exposure.fqdn-template", "{{.Name}}.example.org", "meshdns.exposure.combine-fqdn-annotation", "true"))
                 .sources().combineFqdnAnnotation());
-        failsNaming("meshdns.exposure.annotation-prefix", Map.of("meshdns.exposure.annotation-prefix", "dns.example.com"));
         assertEquals("dns.example.com/", settings(Map.of("meshdns.exposure.annotation-prefix", "dns.example.com/")).sources().annotationPrefix());
-        failsNaming("meshdns.exposure.coredns.prefix", Map.of("meshdns.exposure.provider", "coredns", "meshdns.exposure.coredns.prefix", "skydns"));
     }
 }

@@ -57,7 +57,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>The methods run in order and share the processes (one start per class keeps the module fast);
  * each scenario leaves the clusters in a state the later ones build on. Times from an API change to
- * the answer are printed ("measured: ..."), never asserted.
+ * the answer are printed ("measured: ..."), never asserted. That shared, ordered state is why the scenarios are
+ * one class: split, each part would have to start every process and rebuild the clusters the earlier ones left.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

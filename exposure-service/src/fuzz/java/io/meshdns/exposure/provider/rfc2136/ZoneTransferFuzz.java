@@ -3,20 +3,18 @@ package io.meshdns.exposure.provider.rfc2136;
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.meshdns.exposure.provider.ProviderException;
+import io.meshdns.testsupport.dns.SoaResponder;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.xbill.DNS.DClass;
-import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.SOARecord;
-import org.xbill.DNS.Section;
 import org.xbill.DNS.Type;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -49,9 +47,7 @@ class ZoneTransferFuzz {
     static void serve() throws IOException {
         tcp = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), tcp.getLocalPort()));
-        Thread u = new Thread(ZoneTransferFuzz::answerSoa, "fuzz-udp");
-        u.setDaemon(true);
-        u.start();
+        SoaResponder.start(udp, () -> soa(serial), "fuzz-udp");
         Thread t = new Thread(ZoneTransferFuzz::answerTransfers, "fuzz-tcp");
         t.setDaemon(true);
         t.start();
@@ -130,9 +126,7 @@ class ZoneTransferFuzz {
         o.writeInt(data.consumeInt());
         byte[] rdata;
         if (type == Type.SOA && data.consumeBoolean()) {
-            rdata = new SOARecord(ZONE, DClass.IN, 300, Name.fromConstantString("ns.example.test."),
-                    Name.fromConstantString("hostmaster.example.test."), data.consumeLong(0, 0xFFFFFFFFL), 3600, 600, 86400, 300)
-                    .rdataToWireCanonical();
+            rdata = soa(data.consumeLong(0, 0xFFFFFFFFL)).rdataToWireCanonical();
         } else {
             rdata = data.consumeBytes(data.consumeInt(0, 64));
         }
@@ -141,24 +135,9 @@ class ZoneTransferFuzz {
         return b.toByteArray();
     }
 
-    private static void answerSoa() {
-        byte[] buf = new byte[512];
-        while (!udp.isClosed()) {
-            try {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                udp.receive(p);
-                Message q = new Message(java.util.Arrays.copyOf(p.getData(), p.getLength()));
-                Message r = new Message(q.getHeader().getID());
-                r.getHeader().setFlag(org.xbill.DNS.Flags.QR);
-                r.addRecord(q.getQuestion(), Section.QUESTION);
-                r.addRecord(new SOARecord(ZONE, DClass.IN, 300, Name.fromConstantString("ns.example.test."),
-                        Name.fromConstantString("hostmaster.example.test."), serial, 3600, 600, 86400, 300), Section.ANSWER);
-                byte[] w = r.toWire();
-                udp.send(new DatagramPacket(w, w.length, p.getSocketAddress()));
-            } catch (IOException e) {
-                // closed, or a query we do not read: the client times out
-            }
-        }
+    static SOARecord soa(long serial) {
+        return new SOARecord(ZONE, DClass.IN, 300, Name.fromConstantString("ns.example.test."),
+                Name.fromConstantString("hostmaster.example.test."), serial, 3600, 600, 86400, 300);
     }
 
     private static void answerTransfers() {

@@ -36,20 +36,15 @@ public final class BuiltinProviderFactory implements ProviderFactory {
 
     @Override
     public List<Provider> create(ProviderContext context) {
-        Rfc2136Config r = rfc2136;
         List<String> list = builtin.targets().orElse(List.of());
-        if (list.isEmpty()) {
-            throw new IllegalArgumentException("meshdns.exposure.builtin.targets: at least one host:port is required with meshdns.exposure.provider=builtin");
-        }
-        if (Rfc2136ProviderFactory.tsig(r).isEmpty()) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.tsig-key-name: the builtin provider requires TSIG (dns-service refuses unsigned UPDATEs)");
-        }
+        ProviderKeys.check(!list.isEmpty(), "meshdns.exposure.builtin.targets",
+                "at least one host:port is required with meshdns.exposure.provider=builtin");
+        ProviderKeys.check(Rfc2136ProviderFactory.tsig(rfc2136).isPresent(), "meshdns.exposure.rfc2136.tsig-key-name",
+                "the builtin provider requires TSIG (dns-service refuses unsigned UPDATEs)");
         var out = new ArrayList<Provider>();
         for (String t : list) {
             int colon = t.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("meshdns.exposure.builtin.targets: '" + t + "' is not host:port");
-            }
+            ProviderKeys.check(colon > 0, "meshdns.exposure.builtin.targets", "'" + t + "' is not host:port");
             int port;
             try {
                 port = Integer.parseInt(t.substring(colon + 1));
@@ -57,7 +52,7 @@ public final class BuiltinProviderFactory implements ProviderFactory {
                 throw new IllegalArgumentException("meshdns.exposure.builtin.targets: '" + t + "' has no numeric port");
             }
             String host = t.substring(0, colon).replace("[", "").replace("]", "");
-            out.add(new Rfc2136Provider(Rfc2136ProviderFactory.settings(r, host,
+            out.add(new Rfc2136Provider(Rfc2136ProviderFactory.settings(rfc2136, host,
                     ProviderKeys.port("meshdns.exposure.builtin.targets", port), context, DEFAULT_TTL)));
         }
         return out;

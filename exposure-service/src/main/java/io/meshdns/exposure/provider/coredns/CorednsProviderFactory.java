@@ -26,15 +26,13 @@ public final class CorednsProviderFactory implements ProviderFactory {
 
     @Override
     public List<Provider> create(ProviderContext context) {
-        CorednsConfig c = config;
         var urls = new ArrayList<URI>();
-        for (String u : c.etcdUrls()) urls.add(ProviderKeys.httpUrl("meshdns.exposure.coredns.etcd-urls", u));
-        if (urls.isEmpty()) throw new IllegalArgumentException("meshdns.exposure.coredns.etcd-urls: at least one URL is required");
-        String prefix = c.prefix().trim();
-        if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.length() < 2) {
-            throw new IllegalArgumentException("meshdns.exposure.coredns.prefix: '" + c.prefix() + "' must start and end with '/' (e.g. /skydns/)");
-        }
-        return List.of(new CorednsProvider(urls, prefix, c.timeout(), context.domainFilter(), context.defaultTtl().orElse(0L),
-                c.strictlyOwned() ? context.ownerId() : null));
+        for (String u : config.etcdUrls()) urls.add(ProviderKeys.httpUrl("meshdns.exposure.coredns.etcd-urls", u));
+        ProviderKeys.check(!urls.isEmpty(), "meshdns.exposure.coredns.etcd-urls", "at least one URL is required");
+        String prefix = config.prefix().trim();
+        ProviderKeys.check(prefix.startsWith("/") && prefix.endsWith("/") && prefix.length() >= 2, "meshdns.exposure.coredns.prefix",
+                "'" + config.prefix() + "' must start and end with '/' (e.g. /skydns/)");
+        return List.of(new CorednsProvider(urls, prefix, config.timeout(), context.domainFilter(), context.defaultTtl().orElse(0L),
+                config.strictlyOwned() ? context.ownerId() : null));
     }
 }

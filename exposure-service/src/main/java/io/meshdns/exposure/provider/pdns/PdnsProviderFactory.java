@@ -28,14 +28,13 @@ public final class PdnsProviderFactory implements ProviderFactory {
 
     @Override
     public List<Provider> create(ProviderContext context) {
-        PdnsConfig c = config;
-        String server = ProviderKeys.required("meshdns.exposure.pdns.server", c.server(), name());
-        String apiKey = ProviderKeys.required("meshdns.exposure.pdns.api-key", c.apiKey(), name());
+        String server = ProviderKeys.required("meshdns.exposure.pdns.server", config.server(), name());
+        String apiKey = ProviderKeys.required("meshdns.exposure.pdns.api-key", config.apiKey(), name());
         URI uri = ProviderKeys.httpUrl("meshdns.exposure.pdns.server", server);
-        if (c.serverId().isBlank() || c.serverId().contains("/")) {
-            throw new IllegalArgumentException("meshdns.exposure.pdns.server-id: '" + c.serverId() + "' is not a server id");
-        }
-        return List.of(new PdnsProvider(uri, apiKey, c.serverId(), c.timeout(), context.domainFilter(),
+        String serverId = config.serverId();
+        ProviderKeys.check(!serverId.isBlank() && !serverId.contains("/"), "meshdns.exposure.pdns.server-id",
+                "'" + serverId + "' is not a server id");
+        return List.of(new PdnsProvider(uri, apiKey, serverId, config.timeout(), context.domainFilter(),
                 context.defaultTtl().orElse(EXTERNAL_DNS_DEFAULT_TTL)));
     }
 }

@@ -29,26 +29,19 @@ public final class Rfc2136ProviderFactory implements ProviderFactory {
 
     @Override
     public List<Provider> create(ProviderContext context) {
-        Rfc2136Config r = config;
-        String host = ProviderKeys.required("meshdns.exposure.rfc2136.host", r.host(), name());
-        return List.of(new Rfc2136Provider(settings(r, host, ProviderKeys.port("meshdns.exposure.rfc2136.port", r.port()), context,
-                EXTERNAL_DNS_DEFAULT_TTL)));
+        String host = ProviderKeys.required("meshdns.exposure.rfc2136.host", config.host(), name());
+        return List.of(new Rfc2136Provider(settings(config, host, ProviderKeys.port("meshdns.exposure.rfc2136.port", config.port()),
+                context, EXTERNAL_DNS_DEFAULT_TTL)));
     }
 
     /** The settings of one target; zones, TSIG, timeout and TTLs come from {@code meshdns.exposure.rfc2136.*}. */
     public static Rfc2136Provider.Settings settings(Rfc2136Config r, String host, int port, ProviderContext context,
                                                     long providerDefaultTtl) {
         List<String> zones = r.zones().orElse(List.of());
-        if (zones.isEmpty()) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.zones: at least one zone is required");
-        }
-        if (r.minTtl().isNegative()) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.min-ttl: must not be negative");
-        }
+        ProviderKeys.check(!zones.isEmpty(), "meshdns.exposure.rfc2136.zones", "at least one zone is required");
+        ProviderKeys.check(!r.minTtl().isNegative(), "meshdns.exposure.rfc2136.min-ttl", "must not be negative");
         int batch = r.batchChangeSize().orElse(Integer.MAX_VALUE);
-        if (batch < 1) {
-            throw new IllegalArgumentException("meshdns.exposure.rfc2136.batch-change-size: must be at least 1, got " + batch);
-        }
+        ProviderKeys.check(batch >= 1, "meshdns.exposure.rfc2136.batch-change-size", "must be at least 1, got " + batch);
         return new Rfc2136Provider.Settings(host, port, zones, tsig(r), r.timeout(),
                 context.defaultTtl().orElse(providerDefaultTtl), r.minTtl().toSeconds(), batch);
     }

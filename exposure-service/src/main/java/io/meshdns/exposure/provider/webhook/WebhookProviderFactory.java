@@ -25,16 +25,12 @@ public final class WebhookProviderFactory implements ProviderFactory {
 
     @Override
     public List<Provider> create(ProviderContext context) {
-        WebhookConfig c = config;
         String key = "meshdns.exposure.webhook.url";
-        URI uri = ProviderKeys.httpUrl(key, ProviderKeys.required(key, c.url(), name()));
-        if (c.maxAttempts() < 1) {
-            throw new IllegalArgumentException("meshdns.exposure.webhook.max-attempts: must be at least 1");
-        }
-        if (c.maxResponseBytes() < 1024) {
-            throw new IllegalArgumentException("meshdns.exposure.webhook.max-response-bytes: must be at least 1024");
-        }
+        URI uri = ProviderKeys.httpUrl(key, ProviderKeys.required(key, config.url(), name()));
+        ProviderKeys.check(config.maxAttempts() >= 1, "meshdns.exposure.webhook.max-attempts", "must be at least 1");
+        ProviderKeys.check(config.maxResponseBytes() >= 1024, "meshdns.exposure.webhook.max-response-bytes", "must be at least 1024");
         // one deadline per request, body included: the read and the write timeout together
-        return List.of(new WebhookProvider(uri, c.readTimeout().plus(c.writeTimeout()), c.maxAttempts(), c.maxResponseBytes()));
+        return List.of(new WebhookProvider(uri, config.readTimeout().plus(config.writeTimeout()), config.maxAttempts(),
+                config.maxResponseBytes()));
     }
 }

@@ -1,11 +1,10 @@
 package io.meshdns.exposure.provider.rfc2136;
 
 import io.meshdns.exposure.endpoint.Endpoint;
+import io.meshdns.testsupport.dns.SoaResponder;
 import org.junit.jupiter.api.Test;
 import org.xbill.DNS.ARecord;
 import org.xbill.DNS.DClass;
-import org.xbill.DNS.Flags;
-import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Record;
 import org.xbill.DNS.SOARecord;
@@ -16,7 +15,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -43,7 +41,7 @@ class UnwritableZoneRecordTest {
     void aRecordThatCannotBeWrittenBackIsLeftOutAndTheRestIsRead() throws Exception {
         try (ServerSocket tcp = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
              DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), tcp.getLocalPort()))) {
-            daemon(() -> answerSoa(udp));
+            SoaResponder.start(udp, () -> SOA, "zone-server-udp");
             daemon(() -> answerTransfer(tcp));
             var provider = new Rfc2136Provider(new Rfc2136Provider.Settings("127.0.0.1", tcp.getLocalPort(), List.of(ZONE.toString()),
                     Optional.empty(), Duration.ofSeconds(2), 300));
@@ -57,25 +55,6 @@ class UnwritableZoneRecordTest {
         Thread t = new Thread(r, "zone-server");
         t.setDaemon(true);
         t.start();
-    }
-
-    private static void answerSoa(DatagramSocket udp) {
-        byte[] buf = new byte[512];
-        while (!udp.isClosed()) {
-            try {
-                DatagramPacket p = new DatagramPacket(buf, buf.length);
-                udp.receive(p);
-                Message q = new Message(java.util.Arrays.copyOf(p.getData(), p.getLength()));
-                Message r = new Message(q.getHeader().getID());
-                r.getHeader().setFlag(Flags.QR);
-                r.addRecord(q.getQuestion(), Section.QUESTION);
-                r.addRecord(SOA, Section.ANSWER);
-                byte[] w = r.toWire();
-                udp.send(new DatagramPacket(w, w.length, p.getSocketAddress()));
-            } catch (IOException e) {
-                // closed
-            }
-        }
     }
 
     /** SOA, a WKS of 192.0.2.9/TCP with no service bit (5 bytes of RDATA), an A, SOA: one AXFR message. */
