@@ -6,8 +6,8 @@ import io.meshdns.dns.snapshot.MeshIndex;
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.model.Catalog;
 import io.quarkus.runtime.Startup;
-import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
 
@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * index of the catalog most recently published. Built at start so that bad config fails the start.
  */
 @Startup
-@ApplicationScoped
+@Singleton // no client proxy: called on every query (a proxy looked the instance up on each call)
 public class MeshNaming {
     private static final Logger LOG = Logger.getLogger(MeshNaming.class);
 

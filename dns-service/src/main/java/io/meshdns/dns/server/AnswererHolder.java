@@ -1,11 +1,11 @@
 package io.meshdns.dns.server;
 
 import io.meshdns.dns.answer.Answerer;
-import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 
 /** The one {@link Answerer}, configured from {@link ServerSettings}. */
-@ApplicationScoped
+@Singleton // no client proxy: called on every query (a proxy looked the instance up on each call)
 public class AnswererHolder {
     private final Answerer answerer;
 

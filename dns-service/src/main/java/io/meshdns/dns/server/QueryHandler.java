@@ -8,13 +8,14 @@ import io.meshdns.dns.forward.Forwarder;
 import io.meshdns.dns.kubernetes.MeshNaming;
 import io.meshdns.dns.kubernetes.MeshQueryHook;
 import io.meshdns.dns.snapshot.SnapshotStore;
-import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Opcode;
 import org.xbill.DNS.Rcode;
 
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletionStage;
  * that are not ours. Without a Forwarder bean (dns-service built without forwarding), such names
  * are REFUSED: we never pretend to know a name we do not.
  */
-@ApplicationScoped
+@Singleton // no client proxy: called on every query (a proxy looked the instance up on each call)
 public class QueryHandler implements RequestHandler {
     private static final String NO_ZONE = ".";
 
@@ -35,6 +36,8 @@ public class QueryHandler implements RequestHandler {
     AnswererHolder answerer;
     @Inject
     MeshNaming mesh;
+    /** {@link #forwarder()}'s answer once known (a benign race: every thread resolves the same singleton). */
+    private volatile Optional<Forwarder> forwarderBean;
 
     @Override
     public int opcode() {
@@ -73,6 +76,19 @@ public class QueryHandler implements RequestHandler {
         return notOurs(ctx).thenApply(Reply::response);
     }
 
+    /**
+     * The forwarder bean, or null without one; looked up once, on the first name that is not ours (an {@link Instance}
+     * lookup on every forwarded query was 0.4 % of its CPU in the profile).
+     */
+    private Forwarder forwarder() {
+        Optional<Forwarder> resolved = forwarderBean;
+        if (resolved == null) {
+            resolved = forwarder.isResolvable() ? Optional.of(forwarder.get()) : Optional.empty();
+            forwarderBean = resolved;
+        }
+        return resolved.orElse(null);
+    }
+
     /** A name no zone answers: a wildcard ServiceEntry host (the mesh hook), else the forwarder, else REFUSED. */
     private CompletionStage<Reply> notOurs(QueryContext ctx) {
         Message request = ctx.query();
@@ -80,8 +96,9 @@ public class QueryHandler implements RequestHandler {
         if (wildcardHost != null) {
             return CompletableFuture.completedFuture(new Reply(wildcardHost, NO_ZONE, false, Outcome.Rule.WILDCARD_HOST));
         }
-        if (forwarder.isResolvable()) {
-            return forwarder.get().resolve(request).thenApply(r -> new Reply(r.response(), NO_ZONE, true,
+        Forwarder upstreams = forwarder();
+        if (upstreams != null) {
+            return upstreams.resolve(request).thenApply(r -> new Reply(r.response(), NO_ZONE, true,
                     r.cached() ? Outcome.Rule.FORWARDED_CACHED : Outcome.Rule.FORWARDED));
         }
         return CompletableFuture.completedFuture(new Reply(answerer.get().error(request, Rcode.REFUSED), NO_ZONE));

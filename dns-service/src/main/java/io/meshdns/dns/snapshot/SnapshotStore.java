@@ -9,9 +9,9 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 import org.xbill.DNS.Name;
 
@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>To feed dns-service from a new place, make a bean that implements {@link RecordSource}: every such bean
  * is collected here and started before the listeners bind.
  */
-@ApplicationScoped
+@Singleton // no client proxy: called on every query (a proxy looked the instance up on each call)
 public class SnapshotStore {
     private static final Logger LOG = Logger.getLogger(SnapshotStore.class);
 
