@@ -1,7 +1,10 @@
 package io.meshdns.dns.forward;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -236,6 +239,9 @@ final class UdpSocketPool implements AutoCloseable {
         }
     }
 
+    /** Eight bytes of an array as the big-endian long {@link ByteBuf#getLong} reads. */
+    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
     /** Where the question's name starts in a DNS message: right after the header. */
     private static final int QUESTION_OFFSET = 12;
 
@@ -249,8 +255,13 @@ final class UdpSocketPool implements AutoCloseable {
         int nameEnd = QUESTION_OFFSET + question.getName().length();
         if (nameEnd <= sent.length && nameEnd <= answer.readableBytes()) {
             int base = answer.readerIndex();
+            int i = QUESTION_OFFSET;
             boolean same = true;
-            for (int i = QUESTION_OFFSET; i < nameEnd && same; i++) {
+            // Eight bytes a read where the name is long enough: each ByteBuf read checks the buffer's bounds and life.
+            for (; i + Long.BYTES <= nameEnd && same; i += Long.BYTES) {
+                same = answer.getLong(base + i) == (long) BIG_ENDIAN_LONG.get(sent, i);
+            }
+            for (; i < nameEnd && same; i++) {
                 same = sent[i] == answer.getByte(base + i);
             }
             if (same) {

@@ -119,7 +119,8 @@ final class UpstreamTransport implements AutoCloseable {
         if (clientHeader.getFlag(Flags.CD)) {
             flags |= 1 << (15 - Flags.CD);
         }
-        OPTRecord clientOpt = clientQuery.getOPT();
+        // getOPT copies the additional section to look: skipped when the query has none.
+        OPTRecord clientOpt = clientHeader.getCount(Section.ADDITIONAL) == 0 ? null : clientQuery.getOPT();
         int extendedFlags = clientOpt != null ? clientOpt.getFlags() & ExtendedFlags.DO : 0;
         DNSOutput out = new DNSOutput(HEADER_BYTES + name.length() + QUESTION_FIXED_BYTES + OPT_BYTES);
         out.writeU16(id);

@@ -109,6 +109,15 @@ class ForwardWireFormTest {
         byte[] lowered = answerTo(Name.fromConstantString("www.example.com.")).toWire();
         assertFalse(UdpSocketPool.echoesQuestionCase(buffer(lowered), query, new Message(lowered), sent), "case lost");
 
+        // The name's last bytes past its whole eight-byte words are compared one by one.
+        Record longer = Record.newRecord(Name.fromConstantString("a.WwW.Example.COM."), Type.A, DClass.IN);
+        byte[] longerQuery = UpstreamTransport.upstreamQuery(new Message(), longer, 0x1234);
+        byte[] lastLetterLowered = answerTo(Name.fromConstantString("a.WwW.Example.COm.")).toWire();
+        assertFalse(UdpSocketPool.echoesQuestionCase(buffer(lastLetterLowered), longerQuery, new Message(lastLetterLowered), longer),
+                "the last letter's case lost");
+        byte[] longerEchoed = answerTo(longer.getName()).toWire();
+        assertTrue(UdpSocketPool.echoesQuestionCase(buffer(longerEchoed), longerQuery, new Message(longerEchoed), longer));
+
         ByteBuf shifted = Unpooled.buffer();
         shifted.writeBytes(new byte[5]);
         shifted.writeBytes(echoed);
