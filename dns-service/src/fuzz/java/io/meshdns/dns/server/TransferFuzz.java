@@ -2,6 +2,7 @@ package io.meshdns.dns.server;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.meshdns.dns.fuzz.DamagedWire;
 import io.meshdns.dns.answer.ClientInfo;
 import io.meshdns.dns.answer.QueryContext;
 import io.meshdns.dns.answer.Transport;
@@ -28,7 +29,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -102,21 +102,7 @@ class TransferFuzz {
         TsigGate gate = new TsigGate(KEYS); // a fresh replay cache: the same signed request may come every run
         byte[] wire;
         if (data.consumeBoolean()) {
-            wire = (data.consumeBoolean() ? AXFR : IXFR).clone();
-            int n = data.consumeInt(0, 6);
-            for (int i = 0; i < n; i++) {
-                wire[data.consumeInt(0, wire.length - 1)] = data.consumeByte();
-            }
-            int shape = data.consumeInt(0, 3);
-            if (shape == 1) {
-                wire = Arrays.copyOf(wire, data.consumeInt(12, wire.length));
-                wire[2] |= 0x02; // TC
-            } else if (shape == 2) {
-                byte[] tail = data.consumeBytes(8);
-                byte[] longer = Arrays.copyOf(wire, wire.length + tail.length);
-                System.arraycopy(tail, 0, longer, wire.length, tail.length);
-                wire = longer;
-            }
+            wire = DamagedWire.of(data, data.consumeBoolean() ? AXFR : IXFR, 0, 6, 8, true);
         } else {
             wire = data.consumeRemainingAsBytes();
         }

@@ -2,6 +2,7 @@ package io.meshdns.dns.tsig;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.meshdns.dns.fuzz.DamagedWire;
 import org.xbill.DNS.Message;
 import org.xbill.DNS.Name;
 import org.xbill.DNS.Rcode;
@@ -50,19 +51,7 @@ class TsigFuzz {
     void verify(FuzzedDataProvider data) {
         byte[] wire;
         if (data.consumeBoolean()) {
-            wire = SIGNED.clone();
-            int n = data.consumeInt(1, 8);
-            for (int i = 0; i < n; i++) {
-                wire[data.consumeInt(0, wire.length - 1)] = data.consumeByte();
-            }
-            int shape = data.consumeInt(0, 3);
-            if (shape == 1) wire = Arrays.copyOf(wire, data.consumeInt(12, wire.length));
-            if (shape == 2) {
-                byte[] tail = data.consumeBytes(16);
-                byte[] longer = Arrays.copyOf(wire, wire.length + tail.length);
-                System.arraycopy(tail, 0, longer, wire.length, tail.length);
-                wire = longer;
-            }
+            wire = DamagedWire.of(data, SIGNED, 1, 8, 16, false);
         } else {
             wire = data.consumeRemainingAsBytes();
         }

@@ -28,7 +28,8 @@ class DnsMetricsTest {
     @ParameterizedTest(name = "{0} ns in bucket {1}")
     @CsvSource({
             "0, 0", "250000, 0", "250001, 1", "500000, 1", "500001, 2", "1000000, 2",
-            "8192000000, 15", "8192000001, 16", "9223372036854775807, 16", // above 250 µs << 15: +Inf
+            // 8192000000 ns = 250 µs << 15, the highest bound: above it, bucket 16 is +Inf
+            "8192000000, 15", "8192000001, 16", "9223372036854775807, 16",
     })
     void durationBucketsAreCoreDnsBoundsWithTheUpperBoundInclusive(long nanos, int bucket) {
         assertEquals(bucket, DnsMetrics.durationBucket(nanos));

@@ -60,11 +60,7 @@ class DnsServiceProcessTest {
         try (QuarkusJarProcess p = startDnsService("meshdns.dns.bind-address=::1", "meshdns.dns.port=0",
                 "meshdns.dns.zone-files=examples/zones/mesh.example.zone")) {
             int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
-            for (String proto : List.of("+notcp", "+tcp")) {
-                String out = dig("::1", port, proto, "registry.mesh.example", "A");
-                assertTrue(out.contains("status: NOERROR"), out);
-                assertTrue(out.contains("192.0.2.10"), out);
-            }
+            assertRegistryAnsweredOverUdpAndTcp("::1", port);
         }
     }
 
@@ -158,10 +154,7 @@ class DnsServiceProcessTest {
         try (QuarkusJarProcess p = startDnsService("meshdns.dns.port=0", "meshdns.dns.zone-files=examples/zones/mesh.example.zone",
                 "io.netty.transport.noNative=true")) {
             int port = p.awaitPort(LogLines.DNS_SERVICE_PORT, START);
-            for (String proto : List.of("+notcp", "+tcp")) {
-                String out = dig("127.0.0.1", port, proto, "registry.mesh.example", "A");
-                assertTrue(out.contains("192.0.2.10"), out);
-            }
+            assertRegistryAnsweredOverUdpAndTcp("127.0.0.1", port);
             String output = p.output();
             assertTrue(output.contains("(udp+tcp, nio)"), output);
             assertEquals(1, output.split("DNS listeners on NIO: Netty's epoll transport cannot load here \\(", -1).length - 1, output);
@@ -180,6 +173,15 @@ class DnsServiceProcessTest {
 
     private static void assumeIpv6() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(Path.of("/proc/net/if_inet6")), "no IPv6 on this host");
+    }
+
+    /** registry.mesh.example A (examples/zones/mesh.example.zone) is answered, over UDP and over TCP. */
+    private static void assertRegistryAnsweredOverUdpAndTcp(String server, int port) throws Exception {
+        for (String proto : List.of("+notcp", "+tcp")) {
+            String out = dig(server, port, proto, "registry.mesh.example", "A");
+            assertTrue(out.contains("status: NOERROR"), out);
+            assertTrue(out.contains("192.0.2.10"), out);
+        }
     }
 
     static String dig(String server, int port, String... args) throws Exception {

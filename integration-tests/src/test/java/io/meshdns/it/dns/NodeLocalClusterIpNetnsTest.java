@@ -1,5 +1,6 @@
 package io.meshdns.it.dns;
 
+import io.meshdns.it.testing.ForEachRulesTool;
 import io.meshdns.it.testing.NetworkNamespaces;
 import io.meshdns.testsupport.dns.UnboundServer;
 import io.meshdns.it.testing.NetworkNamespaces.Result;
@@ -7,8 +8,6 @@ import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,8 +57,7 @@ class NodeLocalClusterIpNetnsTest {
         NetworkNamespaces.assumeAvailable();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"iptables", "nftables"})
+    @ForEachRulesTool
     void aDualStackPodResolvesOverBothFamilies(String mode) throws Exception {
         String suffix = suffix("d" + mode.charAt(0));
         String node = "nodelocal-node-" + suffix;
@@ -99,8 +97,7 @@ class NodeLocalClusterIpNetnsTest {
         }
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"iptables", "nftables"})
+    @ForEachRulesTool
     void theKubeDnsClusterIpIsServedWhileUpAndFallsBackToKubeDnsOnExit(String mode) throws Exception {
         String suffix = suffix("c" + mode.charAt(0));
         String node = "nodelocal-node-" + suffix;

@@ -1,12 +1,11 @@
 package io.meshdns.it.dns;
 
+import io.meshdns.it.testing.ForEachRulesTool;
 import io.meshdns.it.testing.NetworkNamespaces;
 import io.meshdns.it.testing.NetworkNamespaces.Result;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
@@ -38,8 +37,7 @@ class NodeLocalNetnsTest {
         NetworkNamespaces.assumeAvailable();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"iptables", "nftables"})
+    @ForEachRulesTool
     void aPodResolvesThroughTheNodeLocalAddressAndTheRulesComeAndGo(String mode) throws Exception {
         String suffix = suffix(String.valueOf(mode.charAt(0)));
         String node = "mdns-node-" + suffix;

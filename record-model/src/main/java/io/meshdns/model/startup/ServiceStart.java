@@ -50,12 +50,7 @@ public final class ServiceStart {
                 StartupConsole.release();
                 PrintStream err = StartupConsole.err();
                 err.println(StartFailure.of(failure).line());
-                if (StartupConsole.stackTraceRequested()) {
-                    failure.printStackTrace(err);
-                } else {
-                    err.println("meshdns: the start was abandoned (MESHDNS_STACK_TRACE=1 shows the stack trace)");
-                }
-                err.flush();
+                stackTraceOrHint(failure, err, "the start was abandoned");
                 frameworkExit.accept(code, failure);
                 return;
             }
@@ -64,14 +59,19 @@ public final class ServiceStart {
             for (ConfigProblem p : problems) {
                 err.println(p.line());
             }
-            if (StartupConsole.stackTraceRequested()) {
-                failure.printStackTrace(err);
-            } else {
-                err.println("meshdns: nothing was started (MESHDNS_STACK_TRACE=1 shows the stack trace)");
-            }
-            err.flush();
+            stackTraceOrHint(failure, err, "nothing was started");
             frameworkExit.accept(EXIT_INVALID_CONFIGURATION, null);
         });
+    }
+
+    /** Below the failure's lines: its stack trace where one was asked for, else what happened and how to ask. */
+    private static void stackTraceOrHint(Throwable failure, PrintStream err, String outcome) {
+        if (StartupConsole.stackTraceRequested()) {
+            failure.printStackTrace(err);
+        } else {
+            err.println("meshdns: " + outcome + " (MESHDNS_STACK_TRACE=1 shows the stack trace)");
+        }
+        err.flush();
     }
 
     /** A key's raw value from the command line or environment first, then {@code configFiles}. */
