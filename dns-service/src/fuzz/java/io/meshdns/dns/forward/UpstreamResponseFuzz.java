@@ -16,7 +16,7 @@ import org.xbill.DNS.Type;
 import java.nio.ByteBuffer;
 
 /**
- * What the forwarder does with an upstream's bytes, in order: {@link UpstreamTransport#parseMatching} (ID and
+ * What the forwarder does with an upstream's bytes, in order: {@link UpstreamWire#parseMatching} (ID and
  * question checked), {@link UpstreamTransport#restoreCase} (the 0x20 question back in the client's case), the cache
  * ({@link DnsCache#put}, then rendering the entry for a later client), {@link Responses#toClient} and the wire form
  * sent to the client. The response starts with a matching header and question (so the fuzzer spends its time past
@@ -54,7 +54,7 @@ class UpstreamResponseFuzz {
         b.flip();
         b.get(wire);
 
-        Message response = UpstreamTransport.parseMatching(wire, ID, Record.newRecord(SENT, type, DClass.IN));
+        Message response = UpstreamWire.parseMatching(wire, ID, Record.newRecord(SENT, type, DClass.IN));
         if (response == null) return;
         UpstreamTransport.restoreCase(response, SENT, question);
         DnsCache cache = new DnsCache(CacheSettings.defaults(), () -> 1_000_000L);

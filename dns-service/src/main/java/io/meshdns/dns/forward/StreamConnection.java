@@ -225,7 +225,7 @@ final class StreamConnection {
             if (p != null) inFlight.remove(id);
         }
         if (p == null) return; // an answer after its timeout, or to an ID we never sent: ignored
-        Message response = UpstreamTransport.parseMatching(bytes, id, p.question);
+        Message response = UpstreamWire.parseMatching(bytes, id, p.question);
         if (response == null) {
             p.result.completeExceptionally(new IOException("mismatched answer from " + pool.upstream));
         } else {

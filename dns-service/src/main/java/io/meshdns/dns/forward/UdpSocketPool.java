@@ -1,10 +1,7 @@
 package io.meshdns.dns.forward;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
-import java.nio.ByteOrder;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -226,7 +223,7 @@ final class UdpSocketPool implements AutoCloseable {
     private static final class Pending {
         final Upstream upstream;
         final Record question;
-        /** The query as sent: its question name, at {@link #QUESTION_OFFSET}, in the letter case the answer must echo. */
+        /** The query as sent: its question name in the letter case the answer must echo. */
         final byte[] wire;
         final CompletableFuture<Message> result;
         ScheduledFuture<?> timeout;
@@ -237,38 +234,6 @@ final class UdpSocketPool implements AutoCloseable {
             this.wire = wire;
             this.result = result;
         }
-    }
-
-    /** Eight bytes of an array as the big-endian long {@link ByteBuf#getLong} reads. */
-    private static final VarHandle BIG_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-
-    /** Where the question's name starts in a DNS message: right after the header. */
-    private static final int QUESTION_OFFSET = 12;
-
-    /**
-     * Whether the answer echoes the question's name byte for byte, letter case included, as it was sent. Compared on
-     * the wire so that the common case costs no allocation; a name that differs in its bytes (another case, or a
-     * pointer where we wrote labels) is compared as text, as dnsjava reads it.
-     */
-    static boolean echoesQuestionCase(ByteBuf answer, byte[] sent, Message parsed, Record question) {
-        // The name we sent is plain labels; an answer whose bytes there are the same carries the very same name.
-        int nameEnd = QUESTION_OFFSET + question.getName().length();
-        if (nameEnd <= sent.length && nameEnd <= answer.readableBytes()) {
-            int base = answer.readerIndex();
-            int i = QUESTION_OFFSET;
-            boolean same = true;
-            // Eight bytes a read where the name is long enough: each ByteBuf read checks the buffer's bounds and life.
-            for (; i + Long.BYTES <= nameEnd && same; i += Long.BYTES) {
-                same = answer.getLong(base + i) == (long) BIG_ENDIAN_LONG.get(sent, i);
-            }
-            for (; i < nameEnd && same; i++) {
-                same = sent[i] == answer.getByte(base + i);
-            }
-            if (same) {
-                return true;
-            }
-        }
-        return parsed.getQuestion().getName().toString().equals(question.getName().toString());
     }
 
     /** The slots of one address family. */
@@ -553,12 +518,12 @@ final class UdpSocketPool implements AutoCloseable {
                 LOG.debugf("ignoring unexpected datagram from %s (id %d)", sender, id);
                 return;
             }
-            Message response = UpstreamTransport.parseMatching(data.nioBuffer(), id, p.question);
+            Message response = UpstreamWire.parseMatching(data.nioBuffer(), id, p.question);
             if (response == null) {
                 LOG.debugf("ignoring datagram from %s with mismatched question", sender);
                 return; // keep waiting: the genuine answer may still come
             }
-            boolean caseKept = echoesQuestionCase(data, p.wire, response, p.question);
+            boolean caseKept = UpstreamWire.echoesQuestionCase(data, p.wire, response, p.question);
             pending.remove(id);
             p.timeout.cancel(false);
             release();

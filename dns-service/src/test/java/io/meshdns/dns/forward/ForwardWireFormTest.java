@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ForwardWireFormTest {
     private static final Name NAME = Name.fromConstantString("WwW.Example.COM.");
 
-    /** The query as dnsjava writes it: what {@link UpstreamTransport#upstreamQuery} must equal byte for byte. */
+    /** The query as dnsjava writes it: what {@link UpstreamWire#upstreamQuery} must equal byte for byte. */
     private static byte[] dnsjavaQuery(Message clientQuery, Record question, int id) {
         Message q = new Message(id);
         q.getHeader().setOpcode(clientQuery.getHeader().getOpcode());
@@ -47,7 +47,7 @@ class ForwardWireFormTest {
         q.addRecord(question, Section.QUESTION);
         OPTRecord clientOpt = clientQuery.getOPT();
         int flags = clientOpt != null ? clientOpt.getFlags() & ExtendedFlags.DO : 0;
-        q.addRecord(new OPTRecord(UpstreamTransport.UPSTREAM_UDP_PAYLOAD, 0, 0, flags), Section.ADDITIONAL);
+        q.addRecord(new OPTRecord(UpstreamWire.UPSTREAM_UDP_PAYLOAD, 0, 0, flags), Section.ADDITIONAL);
         return q.toWire();
     }
 
@@ -72,7 +72,7 @@ class ForwardWireFormTest {
                     }
                     client.addRecord(question, Section.QUESTION);
                     int id = 0xFFFF - bits * 977;
-                    assertArrayEquals(dnsjavaQuery(client, question, id), UpstreamTransport.upstreamQuery(client, question, id),
+                    assertArrayEquals(dnsjavaQuery(client, question, id), UpstreamWire.upstreamQuery(client, question, id),
                             name + " " + Type.string(type) + " bits " + bits);
                 }
             }
@@ -94,7 +94,7 @@ class ForwardWireFormTest {
         atOffset.position(9);
         atOffset.put(wire);
         atOffset.position(9);
-        Message read = UpstreamTransport.parseMatching(atOffset, 0x1234, Record.newRecord(NAME, Type.A, DClass.IN));
+        Message read = UpstreamWire.parseMatching(atOffset, 0x1234, Record.newRecord(NAME, Type.A, DClass.IN));
         assertNotNull(read, "the answer, its owner compressed against the question");
         assertEquals("192.0.2.1", ((ARecord) read.getSection(Section.ANSWER).get(0)).getAddress().getHostAddress());
     }
@@ -102,27 +102,27 @@ class ForwardWireFormTest {
     @Test
     void theQuestionsCaseIsComparedOnTheWire() throws Exception {
         Record sent = Record.newRecord(NAME, Type.A, DClass.IN);
-        byte[] query = UpstreamTransport.upstreamQuery(new Message(), sent, 0x1234);
+        byte[] query = UpstreamWire.upstreamQuery(new Message(), sent, 0x1234);
         byte[] echoed = answerTo(NAME).toWire();
-        assertTrue(UdpSocketPool.echoesQuestionCase(buffer(echoed), query, new Message(echoed), sent), "the same bytes");
+        assertTrue(UpstreamWire.echoesQuestionCase(buffer(echoed), query, new Message(echoed), sent), "the same bytes");
 
         byte[] lowered = answerTo(Name.fromConstantString("www.example.com.")).toWire();
-        assertFalse(UdpSocketPool.echoesQuestionCase(buffer(lowered), query, new Message(lowered), sent), "case lost");
+        assertFalse(UpstreamWire.echoesQuestionCase(buffer(lowered), query, new Message(lowered), sent), "case lost");
 
         // The name's last bytes past its whole eight-byte words are compared one by one.
         Record longer = Record.newRecord(Name.fromConstantString("a.WwW.Example.COM."), Type.A, DClass.IN);
-        byte[] longerQuery = UpstreamTransport.upstreamQuery(new Message(), longer, 0x1234);
+        byte[] longerQuery = UpstreamWire.upstreamQuery(new Message(), longer, 0x1234);
         byte[] lastLetterLowered = answerTo(Name.fromConstantString("a.WwW.Example.COm.")).toWire();
-        assertFalse(UdpSocketPool.echoesQuestionCase(buffer(lastLetterLowered), longerQuery, new Message(lastLetterLowered), longer),
+        assertFalse(UpstreamWire.echoesQuestionCase(buffer(lastLetterLowered), longerQuery, new Message(lastLetterLowered), longer),
                 "the last letter's case lost");
         byte[] longerEchoed = answerTo(longer.getName()).toWire();
-        assertTrue(UdpSocketPool.echoesQuestionCase(buffer(longerEchoed), longerQuery, new Message(longerEchoed), longer));
+        assertTrue(UpstreamWire.echoesQuestionCase(buffer(longerEchoed), longerQuery, new Message(longerEchoed), longer));
 
         ByteBuf shifted = Unpooled.buffer();
         shifted.writeBytes(new byte[5]);
         shifted.writeBytes(echoed);
         shifted.readerIndex(5);
-        assertTrue(UdpSocketPool.echoesQuestionCase(shifted, query, new Message(echoed), sent), "read from its reader index");
+        assertTrue(UpstreamWire.echoesQuestionCase(shifted, query, new Message(echoed), sent), "read from its reader index");
     }
 
     private static ByteBuf buffer(byte[] wire) {

@@ -72,7 +72,7 @@ class UdpSocketPoolTest {
             pool.open(true, false);
             Record question = Record.newRecord(Name.fromString("late.example."), Type.A, DClass.IN);
             Message q = query("late.example.");
-            CompletableFuture<Message> inFlight = pool.exchange(upstream, question, id -> UpstreamTransport.upstreamQuery(q, id),
+            CompletableFuture<Message> inFlight = pool.exchange(upstream, question, id -> UpstreamWire.upstreamQuery(q, id),
                     Duration.ofSeconds(30));
             blackHole.setSoTimeout(5000);
             blackHole.receive(new DatagramPacket(new byte[512], 512)); // it left
@@ -81,7 +81,7 @@ class UdpSocketPoolTest {
             ExecutionException e = assertThrows(ExecutionException.class, () -> inFlight.get(5, TimeUnit.SECONDS));
             assertInstanceOf(IOException.class, e.getCause());
             assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(6), "not the 30 s timeout");
-            CompletableFuture<Message> after = pool.exchange(upstream, question, id -> UpstreamTransport.upstreamQuery(q, id),
+            CompletableFuture<Message> after = pool.exchange(upstream, question, id -> UpstreamWire.upstreamQuery(q, id),
                     Duration.ofSeconds(1));
             e = assertThrows(ExecutionException.class, () -> after.get(5, TimeUnit.SECONDS));
             assertInstanceOf(IOException.class, e.getCause());
@@ -146,7 +146,7 @@ class UdpSocketPoolTest {
     private static void ask(UdpSocketPool pool, Upstream upstream, String name) {
         try {
             Message q = query(name);
-            pool.exchange(upstream, q.getQuestion(), id -> UpstreamTransport.upstreamQuery(q, id), Duration.ofSeconds(2));
+            pool.exchange(upstream, q.getQuestion(), id -> UpstreamWire.upstreamQuery(q, id), Duration.ofSeconds(2));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

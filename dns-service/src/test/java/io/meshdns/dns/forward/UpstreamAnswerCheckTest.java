@@ -46,13 +46,13 @@ class UpstreamAnswerCheckTest {
     @Test
     void anAnswerThatCannotBeWrittenBackIsDropped() {
         Record question = Record.newRecord(NAME, Type.A, DClass.IN);
-        assertNull(UpstreamTransport.parseMatching(answer(Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question), "WKS, empty bitmap");
-        assertNotNull(UpstreamTransport.parseMatching(answer(Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "a plain A is kept");
+        assertNull(UpstreamWire.parseMatching(answer(Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question), "WKS, empty bitmap");
+        assertNotNull(UpstreamWire.parseMatching(answer(Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "a plain A is kept");
         for (int section : new int[]{Section.AUTHORITY, Section.ADDITIONAL}) {
-            assertNull(UpstreamTransport.parseMatching(answer(0x8180, section, Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question),
+            assertNull(UpstreamWire.parseMatching(answer(0x8180, section, Type.WKS, new byte[]{1, 2, 3, 4, 6}), 0x1234, question),
                     "WKS, empty bitmap, in section " + section);
         }
-        assertNotNull(UpstreamTransport.parseMatching(answer(0x8180, Section.ADDITIONAL, Type.WKS, new byte[]{1, 2, 3, 4, 6, 1}),
+        assertNotNull(UpstreamWire.parseMatching(answer(0x8180, Section.ADDITIONAL, Type.WKS, new byte[]{1, 2, 3, 4, 6, 1}),
                 0x1234, question), "a WKS with a service is kept");
     }
 
@@ -65,9 +65,9 @@ class UpstreamAnswerCheckTest {
     void aReplyWithAnotherOpcodeIsDropped() {
         Record question = Record.newRecord(NAME, Type.A, DClass.IN);
         int update = 0x8000 | (5 << 11) | 0x0080;
-        assertNull(UpstreamTransport.parseMatching(answer(update, Type.SVCB, new byte[0]), 0x1234, question), "UPDATE, empty SVCB");
-        assertNull(UpstreamTransport.parseMatching(answer(update, Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "UPDATE, A");
-        assertNull(UpstreamTransport.parseMatching(answer(0x8000 | (2 << 11), Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question),
+        assertNull(UpstreamWire.parseMatching(answer(update, Type.SVCB, new byte[0]), 0x1234, question), "UPDATE, empty SVCB");
+        assertNull(UpstreamWire.parseMatching(answer(update, Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question), "UPDATE, A");
+        assertNull(UpstreamWire.parseMatching(answer(0x8000 | (2 << 11), Type.A, new byte[]{1, 2, 3, 4}), 0x1234, question),
                 "STATUS");
     }
 }
