@@ -437,7 +437,11 @@ final class UdpSocketPool implements AutoCloseable {
             if (fresh) {
                 // A task, not an after-the-turn hook: it runs once this turn's I/O is handled on every kind of loop
                 // (Netty's DefaultEventLoop never runs the hooks), and after the task that asked on the others.
-                ThreadExecutorMap.currentExecutor().execute(forget);
+                try {
+                    ThreadExecutorMap.currentExecutor().execute(forget);
+                } catch (RejectedExecutionException e) { // the caller's loop is stopping: no turn to share
+                    this.slot = null;
+                }
             }
         }
     }
