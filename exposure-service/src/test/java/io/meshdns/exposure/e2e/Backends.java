@@ -1,17 +1,16 @@
 package io.meshdns.exposure.e2e;
 
 import io.meshdns.exposure.provider.TxtQuoting;
+import io.meshdns.testsupport.dns.DnsServer;
 import io.meshdns.testsupport.dns.EtcdServer;
 import io.meshdns.testsupport.dns.PowerDnsServer;
 import io.meshdns.testsupport.webhook.StrictWebhookProvider;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTestProfile;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The real backends of the end-to-end tests, one Quarkus test resource each, every one seeded with
@@ -120,17 +119,10 @@ final class Backends {
         }
     }
 
+    /** dig's answer lines as the other backends' readers give them: TXT unquoted, CNAME targets without the final dot. */
     static List<String> dig(int port, String name, String type) throws Exception {
-        Process p = new ProcessBuilder("dig", "@127.0.0.1", "-p", String.valueOf(port), "+short", "+norecurse",
-                "+time=2", "+tries=1", name, type).redirectErrorStream(true).start();
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("dig timed out");
-        }
         var lines = new ArrayList<String>();
-        for (String l : new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-            if (l.isBlank()) continue;
-            String t = l.trim();
+        for (String t : DnsServer.dig(port, name, type)) {
             if (type.equals("TXT")) t = TxtQuoting.unquote(t);
             if (type.equals("CNAME") && t.endsWith(".")) t = t.substring(0, t.length() - 1);
             lines.add(t);

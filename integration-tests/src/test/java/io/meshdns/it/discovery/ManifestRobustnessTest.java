@@ -1,13 +1,11 @@
 package io.meshdns.it.discovery;
 
+import io.meshdns.it.testing.Http;
 import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ManifestRobustnessTest {
     static final String TOKEN = "manifest-robustness-token";
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     Path dir;
@@ -68,7 +65,6 @@ class ManifestRobustnessTest {
     }
 
     static HttpResponse<String> get(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + TOKEN)
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        return Http.get(url, TOKEN, Duration.ofSeconds(5));
     }
 }

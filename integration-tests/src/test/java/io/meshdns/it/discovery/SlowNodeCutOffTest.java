@@ -2,15 +2,12 @@ package io.meshdns.it.discovery;
 
 import io.meshdns.testsupport.dns.LoopbackPorts;
 import io.meshdns.it.testing.Dns;
+import io.meshdns.it.testing.Http;
 import io.meshdns.testsupport.Commands;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -37,7 +34,6 @@ class SlowNodeCutOffTest {
     /** The node's own User-Agent in that line: the packaged build's version (never "unknown") and its cluster. */
     static final Pattern CUT_OFF_NAMES_NODE = Pattern.compile("watch stream of \\S+ \\(user agent 'meshdns-dns-service/\\d[^' ]* node=east'\\) cut off");
     static final Pattern APPLIED = Pattern.compile("catalog version applied</th><td>(\\d+)<");
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     Path dir;
@@ -143,9 +139,7 @@ class SlowNodeCutOffTest {
     }
 
     static String get(String url, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(15));
-        if (token != null) b.header("Authorization", "Bearer " + token);
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString()).body();
+        return Http.get(url, token, Duration.ofSeconds(15)).body();
     }
 
     static String tail(String s) {

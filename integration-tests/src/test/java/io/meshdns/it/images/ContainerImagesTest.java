@@ -1,5 +1,6 @@
 package io.meshdns.it.images;
 
+import io.meshdns.it.testing.Http;
 import io.meshdns.testsupport.Commands;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -24,9 +25,6 @@ import org.xbill.DNS.Type;
 
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +53,6 @@ class ContainerImagesTest {
     private static final Path ROOT = Path.of(System.getProperty("meshdns.root", ".."));
     private static final String TAG = "it-" + ProcessHandle.current().pid();
     private static final String TOKEN = "it-token-" + System.nanoTime();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final List<String> CONTAINERS = new ArrayList<>();
     private static final Map<String, String> MEASURED = new LinkedHashMap<>();
 
@@ -243,8 +240,7 @@ class ContainerImagesTest {
         String last = "";
         while (System.nanoTime() < deadline) {
             try {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = Http.get("http://127.0.0.1:" + port + path, null, Duration.ofSeconds(2));
                 if (r.statusCode() == 200) return;
                 last = r.statusCode() + " " + r.body();
             } catch (IOException e) {

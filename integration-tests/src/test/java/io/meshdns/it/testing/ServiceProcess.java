@@ -5,9 +5,6 @@ import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,7 +17,6 @@ import java.time.Duration;
  * (same ports, same files) and appends to the same log.
  */
 public final class ServiceProcess implements AutoCloseable {
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final String name;
     private final QuarkusJarProcess.Launch launch;
@@ -88,9 +84,7 @@ public final class ServiceProcess implements AutoCloseable {
 
     /** GET with a longer {@code timeout} for answers that take a while to build (explain). */
     public HttpResponse<String> get(String path, String bearer, Duration timeout) throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(httpUrl() + path)).timeout(timeout);
-        if (bearer != null) b.header("Authorization", "Bearer " + bearer);
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return Http.get(httpUrl() + path, bearer, timeout);
     }
 
     /** Every run's output so far, each run after a {@code ---- start <command line>} line. */

@@ -154,6 +154,14 @@ public abstract class DnsServer<S extends DnsServer<S>> extends ChildProcess {
 
     /** Runs {@code dig +short} against this server; returns the answer lines, sorted. */
     public List<String> dig(String name, String type) throws IOException, InterruptedException {
+        return dig(port, name, type);
+    }
+
+    /**
+     * Runs {@code dig +short} (no recursion asked, one try of 2 s) against any server on loopback {@code port}, ours or
+     * another backend's; returns the answer lines, sorted.
+     */
+    public static List<String> dig(int port, String name, String type) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("dig", "@127.0.0.1", "-p", String.valueOf(port), "+short", "+norecurse",
                 "+time=2", "+tries=1", name, type).redirectErrorStream(true).start();
         if (!p.waitFor(10, TimeUnit.SECONDS)) {
