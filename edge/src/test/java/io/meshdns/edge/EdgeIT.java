@@ -1,5 +1,6 @@
 package io.meshdns.edge;
 
+import io.meshdns.testsupport.Manifests;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,39 +54,16 @@ class EdgeIT {
     @BeforeAll
     static void start() throws Exception {
         manifests = tmp.resolve("clusters");
-        write("east/shop.yaml", """
-                apiVersion: v1
-                kind: Namespace
-                metadata: {name: shop}
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: web, namespace: shop}
-                spec:
-                  clusterIP: 10.96.0.10
-                  ports: [{name: http, port: 80, protocol: TCP}]
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: db, namespace: shop}
-                spec:
-                  clusterIP: None
-                  ports: [{name: postgres, port: 5432, protocol: TCP}]
-                ---
-                apiVersion: discovery.k8s.io/v1
-                kind: EndpointSlice
-                metadata:
-                  name: db-abcde
-                  namespace: shop
-                  labels: {kubernetes.io/service-name: db}
-                addressType: IPv4
-                endpoints:
-                - addresses: [10.244.1.5]
-                  conditions: {ready: true}
-                - addresses: [10.244.1.6]
-                  conditions: {ready: true}
-                ports: [{name: postgres, port: 5432, protocol: TCP}]
-                """);
+        write("east/shop.yaml", Manifests.join(Manifests.namespace("shop"),
+                Manifests.service("shop", "web", "10.96.0.10", "http", 80),
+                Manifests.service("shop", "db", "None", "postgres", 5432),
+                Manifests.endpointSlice("shop", "db", "db-abcde", "postgres", 5432, """
+                        endpoints:
+                        - addresses: [10.244.1.5]
+                          conditions: {ready: true}
+                        - addresses: [10.244.1.6]
+                          conditions: {ready: true}
+                        """)));
         write("east/serviceentry.yaml", """
                 apiVersion: networking.istio.io/v1
                 kind: ServiceEntry
@@ -149,14 +127,7 @@ class EdgeIT {
         write("west/shop.yaml", reviews("10.97.0.21"));
         awaitAnswer("reviews.shop.svc.cluster.local", List.of("10.97.0.21"));
 
-        write("east/cart.yaml", """
-                apiVersion: v1
-                kind: Service
-                metadata: {name: cart, namespace: shop}
-                spec:
-                  clusterIP: 10.96.0.30
-                  ports: [{name: http, port: 80, protocol: TCP}]
-                """);
+        write("east/cart.yaml", Manifests.service("shop", "cart", "10.96.0.30", "http", 80));
         awaitAnswer("cart.shop.svc.cluster.local", List.of("10.96.0.30"));
 
         Files.delete(manifests.resolve("east/cart.yaml"));
@@ -193,18 +164,7 @@ class EdgeIT {
     }
 
     private static String reviews(String clusterIp) {
-        return """
-                apiVersion: v1
-                kind: Namespace
-                metadata: {name: shop}
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: reviews, namespace: shop}
-                spec:
-                  clusterIP: %s
-                  ports: [{name: http, port: 9080, protocol: TCP}]
-                """.formatted(clusterIp);
+        return Manifests.join(Manifests.namespace("shop"), Manifests.service("shop", "reviews", clusterIp, "http", 9080));
     }
 
     private static void write(String file, String yaml) throws Exception {

@@ -2,6 +2,7 @@ package io.meshdns.it.discovery;
 
 import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
+import io.meshdns.testsupport.Manifests;
 
 import org.junit.jupiter.api.Test;
 
@@ -35,9 +36,8 @@ class GatewayHealthProbeTest {
         String[][] pay = {{"east", null}, {"west", "10.112.0.20"}, {"north", "10.128.0.20"}};
         for (String[] c : pay) {
             Files.createDirectories(clusters.resolve(c[0]));
-            Files.writeString(clusters.resolve(c[0]).resolve("ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: billing}\n"
-                    + (c[1] == null ? "" : "---\napiVersion: v1\nkind: Service\nmetadata: {name: pay, namespace: billing}\n"
-                    + "spec: {clusterIP: " + c[1] + ", ports: [{name: http, port: 80}]}\n"));
+            Files.writeString(clusters.resolve(c[0]).resolve("ns.yaml"), c[1] == null ? Manifests.namespace("billing")
+                    : Manifests.join(Manifests.namespace("billing"), Manifests.service("billing", "pay", c[1], "http", 80)));
         }
         ServerSocket gateway = new ServerSocket();
         gateway.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));

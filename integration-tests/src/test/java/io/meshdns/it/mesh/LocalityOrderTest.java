@@ -2,6 +2,7 @@ package io.meshdns.it.mesh;
 
 import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
+import io.meshdns.testsupport.Manifests;
 
 import org.junit.jupiter.api.Test;
 
@@ -36,12 +37,11 @@ class LocalityOrderTest {
         Path clusters = dir.resolve("manifests");
         for (String c : List.of("east", "west", "north")) {
             Files.createDirectories(clusters.resolve(c));
-            Files.writeString(clusters.resolve(c).resolve("ns.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: data}\n");
+            Files.writeString(clusters.resolve(c).resolve("ns.yaml"), Manifests.namespace("data"));
         }
         String[][] pay = {{"east", "10.96.0.20"}, {"west", "10.112.0.20"}, {"north", "10.128.0.20"}};
         for (String[] c : pay) {
-            Files.writeString(clusters.resolve(c[0]).resolve("pay.yaml"), "apiVersion: v1\nkind: Service\n"
-                    + "metadata: {name: pay, namespace: data}\nspec: {clusterIP: " + c[1] + ", ports: [{name: http, port: 80}]}\n");
+            Files.writeString(clusters.resolve(c[0]).resolve("pay.yaml"), Manifests.service("data", "pay", c[1], "http", 80));
         }
         Files.writeString(clusters.resolve("east").resolve("db.yaml"), headless("""
                 endpoints:
@@ -92,20 +92,7 @@ class LocalityOrderTest {
     }
 
     private static String headless(String endpoints) {
-        return """
-                apiVersion: v1
-                kind: Service
-                metadata: {name: db, namespace: data}
-                spec: {clusterIP: None, ports: [{name: pg, port: 5432}]}
-                ---
-                apiVersion: discovery.k8s.io/v1
-                kind: EndpointSlice
-                metadata:
-                  name: db-1
-                  namespace: data
-                  labels: {kubernetes.io/service-name: db}
-                addressType: IPv4
-                ports: [{name: pg, port: 5432}]
-                """ + endpoints;
+        return Manifests.join(Manifests.service("data", "db", "None", "pg", 5432),
+                Manifests.endpointSlice("data", "db", "db-1", "pg", 5432, endpoints));
     }
 }

@@ -3,6 +3,7 @@ package io.meshdns.it.mesh;
 import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
 import io.meshdns.it.testing.ServiceProcess;
+import io.meshdns.testsupport.Manifests;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -53,27 +54,9 @@ class ProgrammingLatencyTest {
     }
 
     private static String headless(String ip, Instant trigger) {
-        return """
-                apiVersion: v1
-                kind: Namespace
-                metadata: {name: shop}
-                ---
-                apiVersion: v1
-                kind: Service
-                metadata: {name: db, namespace: shop}
-                spec: {clusterIP: None, ports: [{name: pg, port: 5432}]}
-                ---
-                apiVersion: discovery.k8s.io/v1
-                kind: EndpointSlice
-                metadata:
-                  name: db-1
-                  namespace: shop
-                  labels: {kubernetes.io/service-name: db}
-                  annotations: {endpoints.kubernetes.io/last-change-trigger-time: "%s"}
-                addressType: IPv4
-                endpoints: [{addresses: ["%s"], conditions: {ready: true}}]
-                ports: [{name: pg, port: 5432}]
-                """.formatted(trigger.toString(), ip);
+        return Manifests.join(Manifests.namespace("shop"), Manifests.service("shop", "db", "None", "pg", 5432),
+                Manifests.endpointSlice("shop", "db", "db-1", "endpoints.kubernetes.io/last-change-trigger-time: \"" + trigger + "\"",
+                        "pg", 5432, "endpoints: [{addresses: [\"" + ip + "\"], conditions: {ready: true}}]\n"));
     }
 
     private static final Pattern COUNT = Pattern.compile(
