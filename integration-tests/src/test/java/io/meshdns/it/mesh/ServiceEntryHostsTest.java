@@ -2,6 +2,7 @@ package io.meshdns.it.mesh;
 
 import io.meshdns.it.testing.DiscoveryAndNode;
 import io.meshdns.it.testing.Dns;
+import io.meshdns.testsupport.Manifests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,11 +36,7 @@ class ServiceEntryHostsTest {
     void start() throws Exception {
         dir = Files.createTempDirectory("meshdns-se-hosts");
         Path east = Files.createDirectories(dir.resolve("manifests/east"));
-        Files.writeString(east.resolve("entries.yaml"), """
-                apiVersion: v1
-                kind: Namespace
-                metadata: {name: shop}
-                ---
+        Files.writeString(east.resolve("entries.yaml"), Manifests.join(Manifests.namespace("shop"), """
                 apiVersion: networking.istio.io/v1
                 kind: ServiceEntry
                 metadata: {name: wild, namespace: shop}
@@ -48,27 +45,9 @@ class ServiceEntryHostsTest {
                   location: MESH_EXTERNAL
                   resolution: DNS
                   ports: [{number: 443, name: https, protocol: TLS}]
-                ---
-                apiVersion: networking.istio.io/v1
-                kind: ServiceEntry
-                metadata: {name: alpha, namespace: default, creationTimestamp: "2025-06-01T00:00:00Z"}
-                spec:
-                  hosts: [dup.example]
-                  addresses: [192.0.2.62]
-                  resolution: STATIC
-                  endpoints: [{address: 192.0.2.62}]
-                  ports: [{number: 80, name: http, protocol: HTTP}]
-                ---
-                apiVersion: networking.istio.io/v1
-                kind: ServiceEntry
-                metadata: {name: zeta, namespace: shop, creationTimestamp: "2024-01-01T00:00:00Z"}
-                spec:
-                  hosts: [dup.example]
-                  addresses: [192.0.2.61]
-                  resolution: STATIC
-                  endpoints: [{address: 192.0.2.61}]
-                  ports: [{number: 80, name: http, protocol: HTTP}]
-                """);
+                """,
+                dupExample("default", "alpha", "2025-06-01T00:00:00Z", "192.0.2.62"),
+                dupExample("shop", "zeta", "2024-01-01T00:00:00Z", "192.0.2.61")));
         mesh = new DiscoveryAndNode(dir, east.getParent(), TOKEN);
         mesh.start();
         dns = mesh.dns();
@@ -100,5 +79,20 @@ class ServiceEntryHostsTest {
         assertTrue(body.matches("(?s).*\\{[^}]*\"name\":\"zeta\",\"role\":\"answers\"[^}]*}.*"), body);
         assertTrue(body.matches("(?s).*\\{[^}]*\"name\":\"alpha\",\"role\":\"outranked\"[^}]*}.*"), body);
         assertTrue(body.contains("2 ServiceEntries name this host"), body);
+    }
+
+    /** A static ServiceEntry for dup.example; two of them compete for the host, the older by creation winning. */
+    private static String dupExample(String namespace, String name, String created, String address) {
+        return """
+                apiVersion: networking.istio.io/v1
+                kind: ServiceEntry
+                metadata: {name: %s, namespace: %s, creationTimestamp: "%s"}
+                spec:
+                  hosts: [dup.example]
+                  addresses: [%s]
+                  resolution: STATIC
+                  endpoints: [{address: %s}]
+                  ports: [{number: 80, name: http, protocol: HTTP}]
+                """.formatted(name, namespace, created, address, address);
     }
 }
