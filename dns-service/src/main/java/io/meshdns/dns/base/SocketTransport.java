@@ -17,7 +17,10 @@ import io.netty.channel.socket.nio.NioChannelOption;
 import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import io.netty.util.internal.ThreadExecutorMap;
 
 import java.net.StandardSocketOptions;
 
@@ -44,8 +47,30 @@ public enum SocketTransport {
 
     /** {@code threads} event loops of this transport, daemon threads named {@code <prefix>-<n>-<m>}. */
     public EventLoopGroup newEventLoopGroup(int threads, String threadPrefix) {
-        DefaultThreadFactory names = new DefaultThreadFactory(threadPrefix, true);
+        DefaultThreadFactory names = new DefaultThreadFactory(threadPrefix, true) {
+            @Override
+            protected Thread newThread(Runnable r, String name) {
+                return new LoopThread(threadGroup, r, name);
+            }
+        };
         return this == EPOLL ? new EpollEventLoopGroup(threads, names) : new NioEventLoopGroup(threads, names);
+    }
+
+    /**
+     * The event loop the calling thread runs, when it is one of the loops {@link #newEventLoopGroup} made (a DNS
+     * listener's, the forwarder's); null on any other thread, Vert.x's loops included. A channel of
+     * {@link #best()}'s transport can be registered on it: every such loop in the process is of that transport.
+     */
+    public static EventLoop currentLoop() {
+        return Thread.currentThread() instanceof LoopThread && ThreadExecutorMap.currentExecutor() instanceof EventLoop loop
+                ? loop : null;
+    }
+
+    /** A thread of one of dns-service's own event loops: how {@link #currentLoop()} tells them from the others. */
+    private static final class LoopThread extends FastThreadLocalThread {
+        LoopThread(ThreadGroup group, Runnable task, String name) {
+            super(group, task, name);
+        }
     }
 
     /** A UDP socket of one family (an IPv4 address gets an IPv4 socket, not a dual-stack one). */

@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +52,14 @@ import org.xbill.DNS.Record;
  * datagram counts only if its source address and port, its ID and its question all match; anything else is ignored
  * and the real answer is still awaited.
  *
+ * <p>A query asked on one of the DNS listeners' event loops ({@link SocketTransport#currentLoop()}) leaves from a
+ * socket of that loop's own slots, registered on that loop: the exchange then never leaves the listener's thread (its
+ * write, the answer's read and the reply all happen there), where a hand-off to the pool's loops cost two more thread
+ * wake-ups per query, the most of a forwarded query's cost at the rates a node sees most of the time. Each such loop
+ * has {@code size} slots per family of its own, grown and rotated as the shared ones are, so a query's port is still
+ * one of {@code size} random ports; until its loop has a socket, a query takes the shared pool's. Queries asked
+ * anywhere else (the health checks, the pool's own loops on a retry, tests) use the shared slots on the pool's loops.
+ *
  * <p>The sockets are on the transport the DNS listeners use ({@link SocketTransport#best()}: epoll wherever it
  * loads, NIO otherwise), on event loops of the pool's own, not on Vert.x's: in a native image Vert.x is always on the
  * JDK transport, and every forwarded query then paid a plain sendto and recvfrom on NIO. The forwarder's TCP and TLS
@@ -91,6 +100,10 @@ final class UdpSocketPool implements AutoCloseable {
     private final int queriesPerSocket;
     private final Family ipv4;
     private final Family ipv6;
+    /** Per DNS listener loop: its own slots ({@link LoopFamilies}); touched by that loop's thread only. */
+    private final FastThreadLocal<LoopFamilies> loopFamilies = new FastThreadLocal<>();
+    /** Every loop's families, for {@link #close()} and the counts. */
+    private final ConcurrentLinkedQueue<Family> allLoopFamilies = new ConcurrentLinkedQueue<>();
     private volatile boolean closed;
 
     /**
@@ -107,8 +120,8 @@ final class UdpSocketPool implements AutoCloseable {
         this.size = size;
         this.queriesPerSocket = queriesPerSocket;
         this.random = random;
-        this.ipv4 = new Family(InternetProtocolFamily.IPv4, "0.0.0.0");
-        this.ipv6 = new Family(InternetProtocolFamily.IPv6, "::");
+        this.ipv4 = new Family(InternetProtocolFamily.IPv4, loops);
+        this.ipv6 = new Family(InternetProtocolFamily.IPv6, loops);
     }
 
     /**
@@ -131,15 +144,27 @@ final class UdpSocketPool implements AutoCloseable {
         }
     }
 
-    /** Bound sockets in the pool now (tests: the pool fills after start). */
+    /** Bound sockets in the shared slots now (tests: the pool fills after start). */
     int bound() {
         return ipv4.bound() + ipv6.bound();
+    }
+
+    /** Bound sockets in the DNS listener loops' own slots now. */
+    int boundOnListenerLoops() {
+        int n = 0;
+        for (Family f : allLoopFamilies) {
+            n += f.bound();
+        }
+        return n;
     }
 
     /** The channel classes of the bound sockets: for the test that catches a silent fallback to NIO. */
     java.util.Set<Class<?>> channelClasses() {
         java.util.Set<Class<?>> classes = new java.util.HashSet<>();
-        for (Family f : new Family[]{ipv4, ipv6}) {
+        java.util.List<Family> families = new java.util.ArrayList<>(allLoopFamilies);
+        families.add(ipv4);
+        families.add(ipv6);
+        for (Family f : families) {
             for (int i = 0; i < size; i++) {
                 Slot slot = f.slots.get(i);
                 if (slot != null) classes.add(slot.channel.getClass());
@@ -170,7 +195,11 @@ final class UdpSocketPool implements AutoCloseable {
             result.completeExceptionally(new IOException("no UDP socket for " + upstream));
             return result;
         }
-        Slot slot = family.take();
+        Family onThisLoop = listenerLoopFamily(family);
+        Slot slot = onThisLoop != null ? onThisLoop.take() : null;
+        if (slot == null) {
+            slot = family.take();
+        }
         if (slot != null) {
             send(slot, upstream, question, wire, timeout, result);
         } else {
@@ -186,6 +215,23 @@ final class UdpSocketPool implements AutoCloseable {
             });
         }
         return result;
+    }
+
+    /**
+     * The calling DNS listener loop's own slots of {@code shared}'s family, made on its first query; null on any other
+     * thread, and on the pool's own loops (their sockets are the shared slots).
+     */
+    private Family listenerLoopFamily(Family shared) {
+        EventLoop loop = SocketTransport.currentLoop();
+        if (loop == null || loop.parent() == loops) {
+            return null;
+        }
+        LoopFamilies mine = loopFamilies.get();
+        if (mine == null) {
+            mine = new LoopFamilies(loop);
+            loopFamilies.set(mine);
+        }
+        return mine.of(shared);
     }
 
     /** Hands the query to the slot's event loop, which owns the slot's table of queries in flight. */
@@ -217,6 +263,7 @@ final class UdpSocketPool implements AutoCloseable {
         closed = true;
         ipv4.close();
         ipv6.close();
+        allLoopFamilies.forEach(Family::close);
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 
@@ -236,9 +283,40 @@ final class UdpSocketPool implements AutoCloseable {
         }
     }
 
-    /** The slots of one address family. */
+    /** One DNS listener loop's own slots, a family each, made as its queries need them. */
+    private final class LoopFamilies {
+        final EventLoop loop;
+        Family ipv4;
+        Family ipv6;
+
+        LoopFamilies(EventLoop loop) {
+            this.loop = loop;
+        }
+
+        Family of(Family shared) {
+            boolean v6 = shared == UdpSocketPool.this.ipv6;
+            Family mine = v6 ? ipv6 : ipv4;
+            if (mine == null) {
+                mine = new Family(shared.family, loop);
+                mine.enabled = true;
+                // Listeners restarted in one process leave their stopped loops' families behind: forget those.
+                allLoopFamilies.removeIf(f -> f.home.isShuttingDown());
+                allLoopFamilies.add(mine);
+                if (v6) {
+                    ipv6 = mine;
+                } else {
+                    ipv4 = mine;
+                }
+            }
+            return mine;
+        }
+    }
+
+    /** The slots of one address family, on {@code home}: the pool's loops, or one DNS listener loop. */
     private final class Family {
         final InternetProtocolFamily family;
+        /** Where this family's sockets are registered. */
+        final EventLoopGroup home;
         final InetSocketAddress wildcard;
         final AtomicReferenceArray<Slot> slots;
         /** 1 while slot i is being bound because a query found it empty (one bind per slot at a time). */
@@ -252,9 +330,10 @@ final class UdpSocketPool implements AutoCloseable {
         };
         volatile boolean enabled;
 
-        Family(InternetProtocolFamily family, String wildcard) {
+        Family(InternetProtocolFamily family, EventLoopGroup home) {
             this.family = family;
-            this.wildcard = new InetSocketAddress(wildcard, 0);
+            this.home = home;
+            this.wildcard = new InetSocketAddress(family == InternetProtocolFamily.IPv6 ? "::" : "0.0.0.0", 0);
             this.slots = new AtomicReferenceArray<>(size);
             this.growing = new AtomicIntegerArray(size);
         }
@@ -354,7 +433,7 @@ final class UdpSocketPool implements AutoCloseable {
                 if (error != null) {
                     LOG.warnf("cannot bind an upstream UDP socket: %s", error.getMessage());
                     try {
-                        loops.schedule(() -> replace(index, old), 1, TimeUnit.SECONDS);
+                        home.schedule(() -> replace(index, old), 1, TimeUnit.SECONDS);
                     } catch (RejectedExecutionException e) {
                         // closing: nothing to replace
                     }
@@ -364,7 +443,7 @@ final class UdpSocketPool implements AutoCloseable {
             });
         }
 
-        /** A socket on a port the kernel picks (at random: Linux's ephemeral port selection), on the next event loop. */
+        /** A socket on a port the kernel picks (at random: Linux's ephemeral port selection), on the next loop of home. */
         CompletableFuture<Slot> bind(int budget) {
             CompletableFuture<Slot> bound = new CompletableFuture<>();
             Channel channel = transport.datagramChannel(family);
@@ -383,7 +462,7 @@ final class UdpSocketPool implements AutoCloseable {
             channel.pipeline().addLast(slot.reader);
             ChannelFuture registering;
             try {
-                registering = loops.register(channel);
+                registering = home.register(channel);
             } catch (RejectedExecutionException e) { // closing
                 bound.completeExceptionally(new IOException("upstream sockets closed", e));
                 return bound;

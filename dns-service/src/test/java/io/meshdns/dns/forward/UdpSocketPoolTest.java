@@ -1,6 +1,9 @@
 package io.meshdns.dns.forward;
 
+import io.meshdns.dns.base.SocketTransport;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.DefaultEventLoop;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
@@ -140,6 +143,58 @@ class UdpSocketPoolTest {
             }
         } finally {
             caller.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A query asked on a DNS listener's event loop is written, answered and completed on that loop: no hand-off to the
+     * pool's loops and back (two thread wake-ups per forwarded query). Its socket is one of that loop's own, on a random
+     * port that changes from turn to turn; closing the pool fails what is in flight there too.
+     */
+    @Test
+    void aQueryAskedOnAListenerLoopIsExchangedOnThatLoop() throws Exception {
+        EventLoopGroup listenerLoops = SocketTransport.best().newEventLoopGroup(1, "test-dns");
+        EventLoop listener = listenerLoops.next();
+        try (DatagramSocket upstreamSocket = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             DatagramSocket blackHole = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+            Upstream upstream = Upstream.parse("127.0.0.1:" + upstreamSocket.getLocalPort(), "test");
+            Thread responder = answering(upstreamSocket, 12);
+            UdpSocketPool pool = new UdpSocketPool(1, 8, 256, new SecureRandom());
+            try {
+                pool.open(true, false);
+                Thread listenerThread = listener.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+                java.util.Set<Thread> completedOn = new java.util.HashSet<>();
+                for (int i = 0; i < 12; i++) {
+                    String name = "local" + i + ".example.";
+                    CompletableFuture<Thread> answeredOn = listener.submit(() -> {
+                        Message q = query(name);
+                        return pool.exchange(upstream, q.getQuestion(), id -> UpstreamWire.upstreamQuery(q, id), Duration.ofSeconds(5))
+                                .thenApply(m -> Thread.currentThread());
+                    }).get(5, TimeUnit.SECONDS);
+                    completedOn.add(answeredOn.get(5, TimeUnit.SECONDS));
+                }
+                assertEquals(Set.of(listenerThread), completedOn, "every exchange stayed on the listener's thread");
+                assertTrue(pool.boundOnListenerLoops() > 1, "the listener loop has sockets of its own");
+                assertEquals(1, pool.bound(), "the shared slots did not grow: no query used them");
+                assertEquals(Set.of(SocketTransport.best() == SocketTransport.EPOLL ? EpollDatagramChannel.class
+                        : io.netty.channel.socket.nio.NioDatagramChannel.class), pool.channelClasses());
+                responder.join(5000);
+
+                Upstream silent = Upstream.parse("127.0.0.1:" + blackHole.getLocalPort(), "test");
+                CompletableFuture<Message> inFlight = listener.submit(() -> {
+                    Message q = query("late.example.");
+                    return pool.exchange(silent, q.getQuestion(), id -> UpstreamWire.upstreamQuery(q, id), Duration.ofSeconds(30));
+                }).get(5, TimeUnit.SECONDS);
+                blackHole.setSoTimeout(5000);
+                blackHole.receive(new DatagramPacket(new byte[512], 512)); // it left
+                pool.close();
+                ExecutionException e = assertThrows(ExecutionException.class, () -> inFlight.get(5, TimeUnit.SECONDS));
+                assertInstanceOf(IOException.class, e.getCause());
+            } finally {
+                pool.close();
+            }
+        } finally {
+            listenerLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
         }
     }
 
