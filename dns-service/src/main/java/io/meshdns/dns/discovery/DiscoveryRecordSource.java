@@ -7,6 +7,7 @@ import io.meshdns.dns.kubernetes.MeshZoneCompiler;
 import io.meshdns.dns.kubernetes.MeshZones;
 import io.meshdns.dns.metrics.BuildInfo;
 import io.meshdns.dns.metrics.Counters;
+import io.meshdns.dns.base.DaemonThreads;
 import io.meshdns.dns.base.ListenersOpened;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.SourceContent;
@@ -107,11 +108,7 @@ public class DiscoveryRecordSource implements RecordSource, CatalogSink {
         applyTimer = Timer.builder("meshdns.discovery.client.apply").description("Apply, compile and publish of one catalog change")
                 .register(registry);
         programming = new ProgrammingLatency(registry);
-        catalogThread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "meshdns-catalog");
-            t.setDaemon(true);
-            return t;
-        });
+        catalogThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("meshdns-catalog"));
         if (!configured()) {
             sink.publish(List.of(), null); // no catalog: cluster.local is not ours, it forwards like any other name
             return;

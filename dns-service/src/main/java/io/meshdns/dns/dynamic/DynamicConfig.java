@@ -1,7 +1,6 @@
 package io.meshdns.dns.dynamic;
 
 import io.smallrye.config.ConfigMapping;
-import io.smallrye.config.WithName;
 
 import java.util.List;
 import java.util.Optional;
@@ -17,15 +16,12 @@ public interface DynamicConfig {
     String ALLOW_TRUNCATED_MAC = "meshdns.dns.tsig.allow-truncated-mac";
 
     /** Zone names that accept TSIG-signed UPDATEs and AXFR, e.g. {@code mesh.example}. */
-    @WithName("dynamic-zones")
     Optional<List<String>> dynamicZones();
 
     /** {@code name:algorithm:base64-secret}, e.g. {@code exposure:hmac-sha256:c2VjcmV0...}. */
-    @WithName("tsig-keys")
     Optional<List<String>> tsigKeys();
 
     /** One journal file per dynamic zone; required when dynamic-zones is set. */
-    @WithName("journal-dir")
     Optional<String> journalDir();
 
     Dynamic dynamic();
@@ -37,7 +33,6 @@ public interface DynamicConfig {
          * {@code true} (default): a MAC truncated to a length RFC 8945 section 5.2.2.1 permits (at least the larger of
          * 10 bytes and half the hash) is accepted; {@code false}: any truncated MAC is refused with BADTRUNC.
          */
-        @WithName("allow-truncated-mac")
         Optional<String> allowTruncatedMac();
     }
 
@@ -46,7 +41,6 @@ public interface DynamicConfig {
          * CIDRs that may AXFR a dynamic zone without TSIG. Default: none, so only requests signed with
          * a configured key get a transfer.
          */
-        @WithName("allow-transfer")
         Optional<List<String>> allowTransfer();
     }
 }

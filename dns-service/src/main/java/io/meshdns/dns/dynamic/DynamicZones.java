@@ -1,6 +1,7 @@
 package io.meshdns.dns.dynamic;
 
 import io.meshdns.dns.InvalidConfigException;
+import io.meshdns.dns.base.DaemonThreads;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -69,11 +70,7 @@ public class DynamicZones implements RecordSource {
                     loaded.zone().size(), loaded.zone().soa().getSerial(), loaded.journal().file(), loaded.transactions(),
                     loaded.damaged() ? ", " + loaded.skipped() + " damaged skipped, original kept as " + loaded.aside() : "");
         }
-        writer = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "meshdns-dynamic-update");
-            t.setDaemon(true);
-            return t;
-        });
+        writer = Executors.newSingleThreadExecutor(DaemonThreads.named("meshdns-dynamic-update"));
         this.sink = sink;
         publish();
     }

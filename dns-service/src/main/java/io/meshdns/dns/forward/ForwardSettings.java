@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Validated forwarding settings. {@link #from} turns {@link ForwardConfig} into this record or fails
@@ -68,45 +69,80 @@ public record ForwardSettings(
     }
 
     public ForwardSettings withPolicy(ForwardPolicy p) {
-        return new ForwardSettings(upstreams, zoneForwards, p, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> c.policy = p);
     }
 
     public ForwardSettings withForceTcp(boolean f) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, f, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> c.forceTcp = f);
     }
 
     public ForwardSettings withMaxConcurrent(int m) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, m, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> c.maxConcurrent = m);
     }
 
     public ForwardSettings withTimeouts(Duration perUpstream, Duration total) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, perUpstream, total,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> {
+            c.timeout = perUpstream;
+            c.totalTimeout = total;
+        });
     }
 
     public ForwardSettings withZoneForwards(List<ZoneForward> z) {
-        return new ForwardSettings(upstreams, z, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> c.zoneForwards = z);
     }
 
     /** 0x20: random letter case in the upstream question (the answer must echo it). */
     public ForwardSettings withCaseRandomization(boolean on) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, on, streams);
+        return with(c -> c.caseRandomization = on);
     }
 
     /** The UDP socket pool: sockets per address family, and queries per socket before it is replaced. */
     public ForwardSettings withUdpSockets(int sockets, int queriesPerSocket) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, sockets, queriesPerSocket, caseRandomization, streams);
+        return with(c -> {
+            c.udpSockets = sockets;
+            c.udpSocketQueries = queriesPerSocket;
+        });
     }
 
     public ForwardSettings withLoopDetect(boolean on, Duration delay) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, on, delay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        return with(c -> {
+            c.loopDetect = on;
+            c.loopProbeDelay = delay;
+        });
+    }
+
+    /** These settings with {@code change} applied, checked like any others (the canonical constructor). */
+    private ForwardSettings with(Consumer<Copy> change) {
+        Copy copy = new Copy();
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /**
+     * Every component as a slot that starts at this record's value, for {@link #with}: the one place besides the
+     * canonical constructor that lists them all, so each withX names only what it changes.
+     */
+    private final class Copy {
+        List<Upstream> upstreams = upstreams();
+        List<ZoneForward> zoneForwards = zoneForwards();
+        ForwardPolicy policy = policy();
+        boolean forceTcp = forceTcp();
+        int maxConcurrent = maxConcurrent();
+        Duration timeout = timeout();
+        Duration totalTimeout = totalTimeout();
+        Duration healthCheck = healthCheck();
+        int maxFails = maxFails();
+        boolean loopDetect = loopDetect();
+        Duration loopProbeDelay = loopProbeDelay();
+        int udpSockets = udpSockets();
+        int udpSocketQueries = udpSocketQueries();
+        boolean caseRandomization = caseRandomization();
+        StreamSettings streams = streams();
+
+        ForwardSettings build() {
+            return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
+                    healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, streams);
+        }
     }
 
     /**
@@ -149,8 +185,7 @@ public record ForwardSettings(
     }
 
     public ForwardSettings withStreams(StreamSettings st) {
-        return new ForwardSettings(upstreams, zoneForwards, policy, forceTcp, maxConcurrent, timeout, totalTimeout,
-                healthCheck, maxFails, loopDetect, loopProbeDelay, udpSockets, udpSocketQueries, caseRandomization, st);
+        return with(c -> c.streams = st);
     }
 
     private static StreamSettings streams(ForwardConfig.Forward f) {

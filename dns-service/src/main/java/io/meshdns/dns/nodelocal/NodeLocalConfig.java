@@ -48,12 +48,10 @@ public interface NodeLocalConfig {
     String rules();
 
     /** Leave the interface and rules in place when the process exits. */
-    @WithName("keep-on-exit")
     @WithDefault("false")
     String keepOnExit();
 
     /** How often the interface and rules are checked; whatever is missing is put back. */
-    @WithName("check-interval")
     @WithDefault("60s")
     String checkInterval();
 }

@@ -3,6 +3,7 @@ package io.meshdns.dns.nodelocal;
 import io.meshdns.dns.base.StartupOrder;
 
 import io.meshdns.dns.base.ConfigValues;
+import io.meshdns.dns.base.DaemonThreads;
 
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.forward.ForwardConfig;
@@ -148,11 +149,7 @@ public class NodeLocalService implements BindAddressSource {
         List<String> added = network.ensure();
         LOG.infof("node-local: %s on %s, rules %s (%s)", String.join(", ", s.literals()), s.interfaceName(), s.rules().name().toLowerCase(),
                 added.isEmpty() ? "already in place" : "added " + String.join("; ", added));
-        checker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "meshdns-node-local");
-            t.setDaemon(true);
-            return t;
-        });
+        checker = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("meshdns-node-local"));
         long every = s.checkInterval().toMillis();
         checker.scheduleWithFixedDelay(this::check, every, every, TimeUnit.MILLISECONDS);
     }

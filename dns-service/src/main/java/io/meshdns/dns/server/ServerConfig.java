@@ -2,7 +2,6 @@ package io.meshdns.dns.server;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import io.smallrye.config.WithName;
 
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +29,6 @@ public interface ServerConfig {
     String DRAIN = "meshdns.dns.drain";
 
     /** An IPv4 or IPv6 literal; UDP and TCP both bind it. */
-    @WithName("bind-address")
     @WithDefault("127.0.0.1")
     String bindAddress();
 
@@ -39,7 +37,6 @@ public interface ServerConfig {
     String port();
 
     /** CIDRs whose queries are answered; everything else is dropped (UDP) or closed (TCP). */
-    @WithName("allowed-clients")
     @WithDefault("127.0.0.0/8,::1/128")
     List<String> allowedClients();
 
@@ -47,7 +44,6 @@ public interface ServerConfig {
      * Open the UDP and TCP listeners with SO_REUSEPORT, so a new instance (a DaemonSet pod surging in
      * during an upgrade) binds the same address while this one still serves. Needs the native epoll transport.
      */
-    @WithName("reuse-port")
     @WithDefault("false")
     String reusePort();
 
@@ -64,7 +60,6 @@ public interface ServerConfig {
      * is spread over several. 1 to 64; above 1 needs SO_REUSEPORT, which the epoll transport has and the NIO
      * fallback has where the JDK offers it (Linux).
      */
-    @WithName("udp-workers")
     @WithDefault("1")
     String udpWorkers();
 
@@ -75,30 +70,25 @@ public interface ServerConfig {
     Udp udp();
 
     /** One log line per query, in CoreDNS log-plugin style, on category {@code meshdns.querylog}. */
-    @WithName("query-log")
     @WithDefault("false")
     boolean queryLog();
 
     interface Edns {
         /** The largest UDP response we send to an EDNS client, and what our OPT advertises (RFC 6891). */
-        @WithName("max-udp-payload")
         @WithDefault("1232")
         String maxUdpPayload();
     }
 
     interface Tcp {
         /** A TCP connection with no traffic for this long is closed (RFC 7766 section 6.2.3). */
-        @WithName("idle-timeout")
         @WithDefault("10s")
         String idleTimeout();
 
         /** TCP connections open at once; one more is closed as soon as it is accepted. */
-        @WithName("max-connections")
         @WithDefault("1024")
         String maxConnections();
 
         /** TCP connections open at once from one client address. */
-        @WithName("max-connections-per-client")
         @WithDefault("32")
         String maxConnectionsPerClient();
 
@@ -107,7 +97,6 @@ public interface ServerConfig {
          * bytes to keep the idle timer alive cannot hold a connection forever (RFC 7766 section 6.2.3
          * lets a server close; clients reconnect).
          */
-        @WithName("max-connection-age")
         @WithDefault("2m")
         String maxConnectionAge();
 
@@ -115,7 +104,6 @@ public interface ServerConfig {
          * Answers queued for one TCP connection beyond this many bytes (not yet taken by the kernel) stop
          * reading its queries until the client reads; four times this closes it.
          */
-        @WithName("output-buffer")
         @WithDefault("65536")
         String outputBuffer();
     }
@@ -125,7 +113,6 @@ public interface ServerConfig {
          * SO_RCVBUF and SO_SNDBUF of the UDP socket, in bytes: room for a burst of queries while the
          * event loop is busy (the kernel caps it at net.core.rmem_max unless we run privileged).
          */
-        @WithName("receive-buffer")
         @WithDefault("4194304")
         String receiveBuffer();
 
@@ -134,7 +121,6 @@ public interface ServerConfig {
          * per snapshot (8 bytes a slot, about 150 more per remembered answer); 0 turns the fast path off.
          * The query log turns it off too.
          */
-        @WithName("answer-memo-entries")
         @WithDefault("100000")
         String answerMemoEntries();
     }

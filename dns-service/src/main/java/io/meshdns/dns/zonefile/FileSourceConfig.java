@@ -2,7 +2,6 @@ package io.meshdns.dns.zonefile;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-import io.smallrye.config.WithName;
 
 import java.util.List;
 import java.util.Optional;
@@ -16,20 +15,16 @@ public interface FileSourceConfig {
     String HOSTS_TTL = "meshdns.dns.hosts-ttl";
 
     /** RFC 1035 master files; each defines the zone of its SOA (use $ORIGIN or absolute names). */
-    @WithName("zone-files")
     Optional<List<String>> zoneFiles();
 
     /** Files in /etc/hosts format, answered with AA; names absent from them are forwarded. */
-    @WithName("hosts-files")
     Optional<List<String>> hostsFiles();
 
     /** How often the files' modification times are checked; a changed file is reloaded. */
-    @WithName("reload-interval")
     @WithDefault("2s")
     String reloadInterval();
 
     /** TTL of records made from hosts files (CoreDNS's hosts plugin uses 3600 too). */
-    @WithName("hosts-ttl")
     @WithDefault("3600")
     String hostsTtl();
 }

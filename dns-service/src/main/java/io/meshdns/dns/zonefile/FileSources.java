@@ -2,6 +2,7 @@ package io.meshdns.dns.zonefile;
 
 import io.meshdns.dns.InvalidConfigException;
 import io.meshdns.dns.base.ConfigValues;
+import io.meshdns.dns.base.DaemonThreads;
 import io.meshdns.dns.snapshot.RecordSource;
 import io.meshdns.dns.snapshot.ZoneContent;
 import io.quarkus.runtime.ShutdownEvent;
@@ -60,11 +61,7 @@ public class FileSources implements RecordSource {
             return;
         }
         publishAll();
-        poller = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "meshdns-file-reload");
-            t.setDaemon(true);
-            return t;
-        });
+        poller = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("meshdns-file-reload"));
         poller.scheduleWithFixedDelay(this::poll, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
