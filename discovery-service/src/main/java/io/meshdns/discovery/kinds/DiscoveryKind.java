@@ -48,6 +48,18 @@ public record DiscoveryKind(Kind kind, String kindName, String resource, List<St
     public record Switch(String key, Predicate<DiscoveryConfig> isOn) {
     }
 
+    /**
+     * The row of a custom resource: read as generic resources of {@code kindName} in every namespace, at the version
+     * the watcher picked, each translated by {@code translate}.
+     */
+    public static DiscoveryKind customResource(Kind kind, String kindName, String resource, List<String> apiVersions,
+                                               BiFunction<String, GenericKubernetesResource, Translation> translate,
+                                               Switch switchedBy) {
+        return new DiscoveryKind(kind, kindName, resource, apiVersions, null,
+                (c, version, resync) -> c.genericKubernetesResources(version, kindName).inAnyNamespace().runnableInformer(resync),
+                (cluster, o) -> translate.apply(cluster, (GenericKubernetesResource) o), switchedBy);
+    }
+
     /** A custom resource: read as a generic resource, watched once its CRD is served. */
     public boolean custom() {
         return typedClass == null;

@@ -28,11 +28,9 @@ public final class ServiceEntryKind implements KindDefinition {
 
     @Override
     public DiscoveryKind row() {
-        return new DiscoveryKind(Kind.SERVICE_ENTRY, "ServiceEntry", "serviceentries",
+        return DiscoveryKind.customResource(Kind.SERVICE_ENTRY, "ServiceEntry", "serviceentries",
                 // Istio serves ServiceEntry as v1 since 1.22; older meshes only have v1beta1.
-                List.of(ISTIO_GROUP + "/v1", ISTIO_GROUP + "/v1beta1"), null,
-                (c, version, resync) -> c.genericKubernetesResources(version, "ServiceEntry").inAnyNamespace().runnableInformer(resync),
-                (cluster, o) -> translate(cluster, (GenericKubernetesResource) o),
+                List.of(ISTIO_GROUP + "/v1", ISTIO_GROUP + "/v1beta1"), ServiceEntryKind::translate,
                 new DiscoveryKind.Switch("meshdns.discovery.watch-service-entries", DiscoveryConfig::watchServiceEntries));
     }
 

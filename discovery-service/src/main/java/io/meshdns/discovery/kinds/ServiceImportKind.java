@@ -24,9 +24,8 @@ public final class ServiceImportKind implements KindDefinition {
 
     @Override
     public DiscoveryKind row() {
-        return new DiscoveryKind(Kind.SERVICE_IMPORT, "ServiceImport", "serviceimports", List.of(MCS_GROUP + "/v1alpha1"), null,
-                (c, version, resync) -> c.genericKubernetesResources(version, "ServiceImport").inAnyNamespace().runnableInformer(resync),
-                (cluster, o) -> translate(cluster, (GenericKubernetesResource) o),
+        return DiscoveryKind.customResource(Kind.SERVICE_IMPORT, "ServiceImport", "serviceimports", List.of(MCS_GROUP + "/v1alpha1"),
+                ServiceImportKind::translate,
                 new DiscoveryKind.Switch("meshdns.discovery.watch-service-imports", DiscoveryConfig::watchServiceImports));
     }
 

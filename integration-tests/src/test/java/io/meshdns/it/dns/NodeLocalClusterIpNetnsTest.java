@@ -1,12 +1,11 @@
 package io.meshdns.it.dns;
 
 import io.meshdns.it.testing.ForEachRulesTool;
-import io.meshdns.it.testing.NetworkNamespaces;
+import io.meshdns.it.testing.NodeLocalNetnsFixture;
 import io.meshdns.testsupport.dns.UnboundServer;
 import io.meshdns.it.testing.NetworkNamespaces.Result;
 import io.meshdns.testsupport.QuarkusJarProcess;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -18,7 +17,6 @@ import java.util.regex.Pattern;
 
 import static io.meshdns.it.testing.NetworkNamespaces.must;
 import static io.meshdns.it.testing.NetworkNamespaces.nodeLocalDnsService;
-import static io.meshdns.it.testing.NetworkNamespaces.resolvConf;
 import static io.meshdns.it.testing.NetworkNamespaces.run;
 import static io.meshdns.it.testing.NetworkNamespaces.suffix;
 import static io.meshdns.it.testing.NetworkNamespaces.veth;
@@ -28,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The node-local wiring with several addresses, in network namespaces this test creates (names start with
- * "nodelocal"; all addresses exist only inside them):
+ * The node-local wiring with several addresses, in network namespaces this test creates (all addresses exist only
+ * inside them):
  * <ul>
  *   <li>dual-stack: 169.254.20.10 and fd00::a on the interface, NOTRACK for each in its family, a pod with
  *       both nameservers resolving over each, UDP and TCP; SIGTERM removes both families' rules;</li>
@@ -44,7 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * </ul>
  * Needs root.
  */
-class NodeLocalClusterIpNetnsTest {
+class NodeLocalClusterIpNetnsTest extends NodeLocalNetnsFixture {
     private static final String LINK_LOCAL = "169.254.20.10";
     private static final String LINK_LOCAL6 = "fd00::a";
     private static final String CLUSTER_IP = "10.96.0.10";
@@ -52,68 +50,54 @@ class NodeLocalClusterIpNetnsTest {
     private static final String KUBE_DNS = "10.251.0.2";
     private static final Pattern LISTENING = Pattern.compile("dns-service listening on .* port (53)");
 
-    @BeforeAll
-    static void needsRootAndNetns() throws Exception {
-        NetworkNamespaces.assumeAvailable();
-    }
-
     @ForEachRulesTool
     void aDualStackPodResolvesOverBothFamilies(String mode) throws Exception {
-        String suffix = suffix("d" + mode.charAt(0));
-        String node = "nodelocal-node-" + suffix;
-        String pod = "nodelocal-pod-" + suffix;
-        try (NetworkNamespaces netns = new NetworkNamespaces().add(node, pod)) {
-            veth(node, pod, "nlv" + suffix, "nlp" + suffix, "10.250.0.1/30", "10.250.0.2/30");
-            must("ip", "-n", node, "addr", "add", "fd00:250::1/64", "dev", "nlv" + suffix, "nodad");
-            must("ip", "-n", pod, "addr", "add", "fd00:250::2/64", "dev", "nlp" + suffix, "nodad");
-            must("ip", "-n", pod, "route", "add", LINK_LOCAL + "/32", "via", "10.250.0.1");
-            must("ip", "-n", pod, "-6", "route", "add", LINK_LOCAL6 + "/128", "via", "fd00:250::1");
-            resolvConf(pod, "nameserver " + LINK_LOCAL + "\nnameserver " + LINK_LOCAL6 + "\noptions timeout:2 attempts:2\n");
-            try (QuarkusJarProcess dns = dnsService(node, mode, LINK_LOCAL + "," + LINK_LOCAL6, "127.0.0.1:9",
-                    "10.250.0.0/30,fd00:250::/64,127.0.0.0/8").start()) {
-                dns.awaitLine(LISTENING, Duration.ofSeconds(60));
-                for (String server : List.of(LINK_LOCAL, LINK_LOCAL6)) {
-                    Result udp = run("ip", "netns", "exec", pod, "dig", "+short", "+time=2", "+tries=1", "@" + server,
-                            "registry.mesh.example", "A");
-                    assertEquals("192.0.2.10", udp.output().trim(), "UDP via " + server + "\n" + dns.output());
-                    Result tcp = run("ip", "netns", "exec", pod, "dig", "+short", "+tcp", "+time=2", "+tries=1", "@" + server,
-                            "registry.mesh.example", "AAAA");
-                    assertEquals("2001:db8::10", tcp.output().trim(), "TCP via " + server);
-                }
-                String rules = listRules(node, mode);
-                for (String rule : expectedRules(mode, LINK_LOCAL, LINK_LOCAL6)) {
-                    assertTrue(rules.contains(rule), "missing '" + rule + "' in\n" + rules);
-                }
-                String addresses = run("ip", "-n", node, "-o", "addr", "show", "dev", "meshdns0").output();
-                assertTrue(addresses.contains(LINK_LOCAL + "/32") && addresses.contains(LINK_LOCAL6 + "/128"), addresses);
-
-                dns.terminate();
-                int exit = dns.awaitExit(Duration.ofSeconds(30));
-                assertTrue(exit == 0 || exit == 143, "exit on SIGTERM: " + exit);
-                dns.awaitLine(Pattern.compile("node-local: removed meshdns0 and its rules"), Duration.ofSeconds(5));
+        NodeAndPod n = nodeAndPod("d" + mode.charAt(0));
+        must("ip", "-n", n.node(), "addr", "add", "fd00:250::1/64", "dev", n.nodeLink(), "nodad");
+        must("ip", "-n", n.pod(), "addr", "add", "fd00:250::2/64", "dev", n.podLink(), "nodad");
+        podRouteToNode(n.pod(), LINK_LOCAL);
+        must("ip", "-n", n.pod(), "-6", "route", "add", LINK_LOCAL6 + "/128", "via", "fd00:250::1");
+        podResolvConf(n.pod(), LINK_LOCAL, LINK_LOCAL6);
+        try (QuarkusJarProcess dns = dnsService(n.node(), mode, LINK_LOCAL + "," + LINK_LOCAL6, "127.0.0.1:9",
+                POD_LINK_NETWORK + ",fd00:250::/64,127.0.0.0/8").start()) {
+            dns.awaitLine(LISTENING, Duration.ofSeconds(60));
+            for (String server : List.of(LINK_LOCAL, LINK_LOCAL6)) {
+                Result udp = run("ip", "netns", "exec", n.pod(), "dig", "+short", "+time=2", "+tries=1", "@" + server,
+                        "registry.mesh.example", "A");
+                assertEquals("192.0.2.10", udp.output().trim(), "UDP via " + server + "\n" + dns.output());
+                Result tcp = run("ip", "netns", "exec", n.pod(), "dig", "+short", "+tcp", "+time=2", "+tries=1", "@" + server,
+                        "registry.mesh.example", "AAAA");
+                assertEquals("2001:db8::10", tcp.output().trim(), "TCP via " + server);
             }
-            String after = listRules(node, mode);
-            assertFalse(after.contains(LINK_LOCAL) || after.contains(LINK_LOCAL6), "rules left after SIGTERM:\n" + after);
+            String rules = listRules(n.node(), mode);
+            for (String rule : expectedRules(mode, LINK_LOCAL, LINK_LOCAL6)) {
+                assertTrue(rules.contains(rule), "missing '" + rule + "' in\n" + rules);
+            }
+            String addresses = run("ip", "-n", n.node(), "-o", "addr", "show", "dev", "meshdns0").output();
+            assertTrue(addresses.contains(LINK_LOCAL + "/32") && addresses.contains(LINK_LOCAL6 + "/128"), addresses);
+
+            terminateAndAwaitCleanUp(dns);
         }
+        String after = listRules(n.node(), mode);
+        assertFalse(after.contains(LINK_LOCAL) || after.contains(LINK_LOCAL6), "rules left after SIGTERM:\n" + after);
     }
 
     @ForEachRulesTool
     void theKubeDnsClusterIpIsServedWhileUpAndFallsBackToKubeDnsOnExit(String mode) throws Exception {
-        String suffix = suffix("c" + mode.charAt(0));
-        String node = "nodelocal-node-" + suffix;
-        String pod = "nodelocal-pod-" + suffix;
-        String kubeDns = "nodelocal-kd-" + suffix;
+        String tag = "c" + mode.charAt(0);
+        String kubeDns = "nodelocal-kd-" + suffix(tag);
         Path dir = Files.createTempDirectory("nodelocal-kube-dns");
         Process unbound = null;
-        NetworkNamespaces netns = new NetworkNamespaces();
         try {
-            clusterNetwork(netns, node, pod, kubeDns, suffix);
+            NodeAndPod n = clusterNetwork(tag, kubeDns);
+            String node = n.node();
+            String pod = n.pod();
             unbound = kubeDnsStandIn(kubeDns, dir);
             // Before meshdns: kube-proxy's DNAT alone, the pod reaches kube-dns.
             assertEquals("203.0.113.99", podAsks(pod, "registry.mesh.example"), "kube-dns through kube-proxy before meshdns");
 
             String addresses = LINK_LOCAL + "," + CLUSTER_IP;
-            try (QuarkusJarProcess dns = dnsService(node, mode, addresses, UPSTREAM_IP + ":53", "10.250.0.0/30,127.0.0.0/8").start()) {
+            try (QuarkusJarProcess dns = dnsService(node, mode, addresses, UPSTREAM_IP + ":53", POD_LINK_NETWORK + ",127.0.0.0/8").start()) {
                 dns.awaitLine(LISTENING, Duration.ofSeconds(60));
                 assertEquals("192.0.2.10", podAsks(pod, "registry.mesh.example"), "meshdns through the ClusterIP\n" + dns.output());
                 assertEquals("198.51.100.7", podAsks(pod, "outside.example"),
@@ -132,12 +116,10 @@ class NodeLocalClusterIpNetnsTest {
             assertFalse(dead.output().contains("203.0.113.99"), "kube-dns is not reached while the rules stay: " + dead.output());
 
             // The DaemonSet restarts the pod: the new instance finds everything in place and serves again; then SIGTERM.
-            try (QuarkusJarProcess dns = dnsService(node, mode, addresses, UPSTREAM_IP + ":53", "10.250.0.0/30,127.0.0.0/8").start()) {
+            try (QuarkusJarProcess dns = dnsService(node, mode, addresses, UPSTREAM_IP + ":53", POD_LINK_NETWORK + ",127.0.0.0/8").start()) {
                 dns.awaitLine(LISTENING, Duration.ofSeconds(60));
                 assertEquals("192.0.2.10", podAsks(pod, "registry.mesh.example"), "the restarted instance\n" + dns.output());
-                dns.terminate();
-                dns.awaitExit(Duration.ofSeconds(30));
-                dns.awaitLine(Pattern.compile("node-local: removed meshdns0 and its rules"), Duration.ofSeconds(5));
+                terminateAndAwaitCleanUp(dns);
             }
             assertFalse(listRules(node, mode).contains(CLUSTER_IP), "rules removed on SIGTERM");
             assertEquals("203.0.113.99", podAsks(pod, "registry.mesh.example"), "fail-open: kube-dns through kube-proxy again");
@@ -146,7 +128,6 @@ class NodeLocalClusterIpNetnsTest {
                 unbound.destroy();
                 if (!unbound.waitFor(10, TimeUnit.SECONDS)) unbound.destroyForcibly();
             }
-            netns.close();
         }
     }
 
@@ -154,15 +135,14 @@ class NodeLocalClusterIpNetnsTest {
     @Test
     void anUpstreamAtAHeldAddressIsRefusedAtStart() throws Exception {
         String node = "nodelocal-node-" + suffix("r");
-        try (NetworkNamespaces netns = new NetworkNamespaces().add(node)) {
-            try (QuarkusJarProcess dns = dnsService(node, "iptables", LINK_LOCAL + "," + CLUSTER_IP, CLUSTER_IP + ":53",
-                    "127.0.0.0/8").start()) {
-                assertEquals(2, dns.awaitExit(Duration.ofSeconds(60)), dns.output());
-                assertTrue(dns.output().contains("meshdns: invalid configuration: meshdns.dns.upstreams"), dns.output());
-                assertTrue(dns.output().contains("kube-dns-upstream"), dns.output());
-            }
-            assertNotEquals(0, run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode(), "nothing was set up");
+        netns.add(node);
+        try (QuarkusJarProcess dns = dnsService(node, "iptables", LINK_LOCAL + "," + CLUSTER_IP, CLUSTER_IP + ":53",
+                "127.0.0.0/8").start()) {
+            assertEquals(2, dns.awaitExit(Duration.ofSeconds(60)), dns.output());
+            assertTrue(dns.output().contains("meshdns: invalid configuration: meshdns.dns.upstreams"), dns.output());
+            assertTrue(dns.output().contains("kube-dns-upstream"), dns.output());
         }
+        assertNotEquals(0, run("ip", "-n", node, "link", "show", "dev", "meshdns0").exitCode(), "nothing was set up");
     }
 
     private static String podAsks(String pod, String name) throws Exception {
@@ -179,11 +159,13 @@ class NodeLocalClusterIpNetnsTest {
      * pod --veth-- node --veth-- kube-dns. The node forwards, and holds kube-proxy's DNAT (nat PREROUTING for
      * pods, nat OUTPUT for the node's own traffic, meshdns's forwarding) of both Service IPs to kube-dns.
      */
-    private static void clusterNetwork(NetworkNamespaces netns, String node, String pod, String kubeDns, String suffix) throws Exception {
-        netns.add(node, pod, kubeDns);
-        veth(node, pod, "nlv" + suffix, "nlp" + suffix, "10.250.0.1/30", "10.250.0.2/30");
+    private NodeAndPod clusterNetwork(String tag, String kubeDns) throws Exception {
+        NodeAndPod n = nodeAndPod(tag);
+        String node = n.node();
+        String suffix = suffix(tag);
+        netns.add(kubeDns);
         veth(node, kubeDns, "nlk" + suffix, "nld" + suffix, "10.251.0.1/30", KUBE_DNS + "/30");
-        must("ip", "-n", pod, "route", "add", "default", "via", "10.250.0.1");
+        must("ip", "-n", n.pod(), "route", "add", "default", "via", NODE_VETH_IP);
         must("ip", "-n", kubeDns, "route", "add", "default", "via", "10.251.0.1");
         // A route for the Service range, as a node has (kube-proxy's DNAT rewrites the destination before it matters).
         must("ip", "-n", node, "route", "add", "10.96.0.0/16", "via", KUBE_DNS);
@@ -196,7 +178,8 @@ class NodeLocalClusterIpNetnsTest {
                 }
             }
         }
-        resolvConf(pod, "nameserver " + CLUSTER_IP + "\noptions timeout:2 attempts:2\n");
+        podResolvConf(n.pod(), CLUSTER_IP);
+        return n;
     }
 
     /** Unbound as kube-dns: its own answer for the mesh name (so the test sees who answered) and a name of its own. */
@@ -234,13 +217,5 @@ class NodeLocalClusterIpNetnsTest {
         }
         return List.of("ip daddr " + v4 + " udp dport 53 notrack", "ip saddr " + v4 + " tcp sport 53 notrack",
                 "ip6 daddr " + v6 + " udp dport 53 notrack", "ip6 saddr " + v6 + " tcp sport 53 notrack");
-    }
-
-    /** iptables mode: both families' raw tables; nftables mode: our one inet table. */
-    private static String listRules(String node, String mode) throws Exception {
-        return mode.equals("iptables")
-                ? run("ip", "netns", "exec", node, "iptables", "-t", "raw", "-S").output()
-                        + run("ip", "netns", "exec", node, "ip6tables", "-t", "raw", "-S").output()
-                : run("ip", "netns", "exec", node, "nft", "list", "table", "inet", "meshdns").output();
     }
 }

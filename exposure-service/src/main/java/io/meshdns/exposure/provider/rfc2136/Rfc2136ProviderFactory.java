@@ -1,8 +1,8 @@
 package io.meshdns.exposure.provider.rfc2136;
 
+import io.meshdns.exposure.provider.AbstractProviderFactory;
 import io.meshdns.exposure.provider.Provider;
 import io.meshdns.exposure.provider.ProviderContext;
-import io.meshdns.exposure.provider.ProviderFactory;
 import io.meshdns.exposure.provider.ProviderKeys;
 import jakarta.inject.Singleton;
 import java.util.List;
@@ -11,26 +11,19 @@ import org.xbill.DNS.TSIG;
 
 /** {@code meshdns.exposure.provider=rfc2136}: one RFC 2136 server (BIND9, Knot, PowerDNS with dnsupdate, ...). */
 @Singleton
-public final class Rfc2136ProviderFactory implements ProviderFactory {
-
-    private final Rfc2136Config config;
+public final class Rfc2136ProviderFactory extends AbstractProviderFactory<Rfc2136Config> {
 
     public Rfc2136ProviderFactory(Rfc2136Config config) {
-        this.config = config;
+        super("rfc2136", config);
     }
 
     /** ExternalDNS's rfc2136 provider writes TTL 0 for a record that has none (its min-ttl defaults to 0). */
     public static final long EXTERNAL_DNS_DEFAULT_TTL = 0;
 
     @Override
-    public String name() {
-        return "rfc2136";
-    }
-
-    @Override
     public List<Provider> create(ProviderContext context) {
-        String host = ProviderKeys.required("meshdns.exposure.rfc2136.host", config.host(), name());
-        return List.of(new Rfc2136Provider(settings(config, host, ProviderKeys.port("meshdns.exposure.rfc2136.port", config.port()),
+        String host = required("host", config.host());
+        return List.of(new Rfc2136Provider(settings(config, host, ProviderKeys.port(key("port"), config.port()),
                 context, EXTERNAL_DNS_DEFAULT_TTL)));
     }
 
